@@ -1,0 +1,211 @@
+"""Cluster-level checks, shared by ``detect`` (as problems) and ``doctor``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..detection import Facts
+from ..operator import selection, versions
+from .registry import check
+
+# Minimum orchestrator versions per operator line (Dynamo compatibility table; operator-behavior.md §7).
+# 1.6: the seed's later docs say Grove v0.1.0-alpha.15 for the portable topology variables.
+COMPATIBILITY = {
+    "1.0": {"kai": "v0.13.0", "grove": "v0.1.0-alpha.6"},
+    "1.1": {"kai": "v0.13.4", "grove": "v0.1.0-alpha.8"},
+    "1.5": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.13"},
+    "1.6": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.15"},
+}
+LWS_MINIMUM = "v0.7.0"
+LWS_DS_MINIMUM = "v0.10.0"
+K8S_MINIMUM = "1.24.0"  # the multinode docs
+K8S_PLATFORM_MINIMUM = "1.30.0"  # the dynamo-platform chart's kubeVersion
+
+
+def compatibility(operator_version: Optional[str]) -> Optional[dict]:
+    v = versions.parse(operator_version)
+    if v is None:
+        return None
+    key = "1.0" if v[:2] == (1, 0) else "1.1" if v[:2] < (1, 5) else "1.5" if v[:2] == (1, 5) else "1.6"
+    return COMPATIBILITY[key]
+
+
+@dataclass
+class ClusterView:
+    facts: Facts
+    report: dict  # the detect contract
+
+    @property
+    def orch(self):
+        return self.report["orchestrators"]
+
+    @property
+    def operator(self):
+        return self.report["dynamoOperator"]
+
+
+def _strip_v(text: str) -> str:
+    return text[1:] if text.startswith("v") else text
+
+
+@check("permission-denied", "warning")
+def permission_denied(view: ClusterView):
+    """A lookup was forbidden or failed, so part of the answer is unknown."""
+    for what, why in sorted(view.facts.unknown.items()):
+        yield (f"{what} unknown: {why}",
+               "grant read access (see docs/rbac/) or run as a user who may read it")
+
+
+@check("kubernetes-too-old", "error")
+def kubernetes_too_old(view: ClusterView):
+    """The API server is older than Dynamo supports."""
+    raw = view.report["kubernetes"]["version"]
+    v = versions.parse(raw.split("+")[0] if raw else None)
+    if v is None:
+        return
+    plain = f"{v[0]}.{v[1]}.{v[2]}"
+    if not versions.at_least(plain, K8S_MINIMUM):
+        yield (f"Kubernetes {raw} is older than 1.24, the minimum for multinode Dynamo",
+               "upgrade the cluster to Kubernetes 1.30 or newer")
+    elif not versions.at_least(plain, K8S_PLATFORM_MINIMUM):
+        yield (f"Kubernetes {raw} is older than 1.30, which the dynamo-platform chart requires",
+               "upgrade the cluster to Kubernetes 1.30 or newer before installing the platform chart")
+
+
+@check("no-multinode-orchestrator", "error")
+def no_orchestrator(view: ClusterView):
+    """Neither Grove nor LWS+Volcano is usable: a multinode DGD fails."""
+    sel = view.report["selection"]["default"]
+    if sel["error"] == selection.ERR_NO_ORCHESTRATOR:
+        yield ("no multinode orchestrator is available: a multinode DGD fails with "
+               "no_multinode_orchestrator_available",
+               "kubectl dynamo install --orchestrator grove   (or --orchestrator lws)")
+
+
+@check("lws-without-volcano", "error")
+def lws_without_volcano(view: ClusterView):
+    """LWS is installed but Volcano is not: the operator keeps its LWS gate off."""
+    if view.orch["lws"]["installed"] and not view.orch["volcano"]["installed"]:
+        yield ("LeaderWorkerSet is installed but Volcano is not; Dynamo enables LWS only when both "
+               "leaderworkerset.x-k8s.io and scheduling.volcano.sh are served",
+               "kubectl dynamo install --orchestrator lws   (installs Volcano, then LWS with "
+               "gangSchedulingManagement.schedulerProvider=volcano)")
+
+
+@check("kai-queue-missing", "error")
+def kai_queue_missing(view: ClusterView):
+    """Grove + KAI is selected but the KAI queue does not exist: rendering fails."""
+    sel = view.report["selection"]["default"]
+    if sel["error"] == selection.ERR_QUEUE_MISSING:
+        yield (f"KAI queue '{sel['queue']}' does not exist; the operator refuses to render Grove "
+               f"workloads that use it",
+               f"kubectl dynamo install --orchestrator grove --separately creates it, or apply a "
+               f"scheduling.run.ai/v2 Queue named {sel['queue']} with a parentQueue")
+
+
+@check("kai-queue-not-leaf", "warning")
+def kai_queue_not_leaf(view: ClusterView):
+    """The KAI queue the DGD would use has children; only leaf queues schedule jobs."""
+    sel = view.report["selection"]["default"]
+    for q in view.orch["kai"]["queues"]:
+        if sel["scheduler"] == "kai-scheduler" and q["name"] == sel["queue"] and not q["leaf"]:
+            yield (f"KAI queue '{q['name']}' has child queues; only leaf queues can run workloads",
+                   f"point nvidia.com/kai-scheduler-queue at a leaf queue under '{q['name']}'")
+
+
+@check("scheduler-conflict", "error")
+def scheduler_conflict(view: ClusterView):
+    """KAI and Volcano are both enabled as Grove's scheduler."""
+    if view.report["selection"]["default"]["error"] == selection.ERR_SCHEDULER_CONFLICT:
+        yield ("the operator has both the KAI and the Volcano scheduler integration enabled for Grove; "
+               "rendering fails", "disable one: global.kai-scheduler.enabled or global.volcano-scheduler.enabled")
+
+
+@check("operator-gate-error", "error")
+def operator_gate_error(view: ClusterView):
+    """The operator config enables an orchestrator whose API is not served: it will not start."""
+    from ..detection import effective_gates
+
+    gates = effective_gates(view.facts, view.operator["installed"])
+    for message in gates.errors:
+        yield (message, "install the orchestrator or set its enabled value to false in the platform chart")
+
+
+@check("grove-disabled", "warning")
+def grove_disabled(view: ClusterView):
+    """Grove is installed but the operator was told not to use it."""
+    if view.orch["grove"]["installed"] and view.operator["installed"] and view.operator["gates"]["grove"] is False:
+        yield ("Grove is installed but the Dynamo operator's Grove gate is off (the platform chart renders "
+               "global.grove.enabled explicitly, so detection does not apply)",
+               "helm upgrade dynamo-platform ... --reuse-values --set global.grove.enabled=true")
+
+
+@check("kai-disabled", "warning")
+def kai_disabled(view: ClusterView):
+    """Grove is used without a gang scheduler although KAI is installed."""
+    sel = view.report["selection"]["default"]
+    if view.orch["kai"]["installed"] and sel["scheduler"] == "default-scheduler":
+        yield ("KAI Scheduler is installed but the operator's KAI gate is off: Grove pods use "
+               "default-scheduler and a gang can be half scheduled",
+               "helm upgrade dynamo-platform ... --reuse-values --set global.kai-scheduler.enabled=true")
+
+
+@check("gates-unreadable", "warning")
+def gates_unreadable(view: ClusterView):
+    """The operator's config could not be read, so its gates were assumed from detection."""
+    if view.operator["installed"] and view.operator["gates"]["grove"] is None and \
+            "dynamoOperator.config" in view.facts.unknown:
+        yield ("the Dynamo operator's config could not be read; the selection assumes the gates "
+               "follow API detection", "grant get on the operator's ConfigMap (see docs/rbac/)")
+
+
+@check("orchestrator-unhealthy", "error")
+def orchestrator_unhealthy(view: ClusterView):
+    """An orchestrator's controller is not available."""
+    for name, o in view.orch.items():
+        if o["installed"] and o["healthy"] is False:
+            yield (f"{name} is installed but its controller Deployment is not available",
+                   f"kubectl get deploy -A -o wide | grep -i {name}   and inspect its pods and events")
+
+
+@check("orchestrator-too-old", "error")
+def orchestrator_too_old(view: ClusterView):
+    """An orchestrator is older than the Dynamo operator version needs."""
+    table = compatibility(view.operator["version"]) or COMPATIBILITY["1.6"]
+    for key, label in (("grove", "Grove"), ("kai", "KAI Scheduler")):
+        got, need = view.orch[key]["version"], table[key]
+        if got and versions.parse(got) and not versions.tag_at_least(got, need):
+            yield (f"{label} {got} is older than {need}, the minimum for Dynamo operator "
+                   f"{view.operator['version'] or versions.NEWEST}",
+                   f"upgrade {label} to {need} or newer")
+    got = view.orch["lws"]["version"]
+    if got and versions.parse(got) and not versions.tag_at_least(got, LWS_MINIMUM):
+        yield (f"LWS {got} is older than {LWS_MINIMUM}, the minimum for Dynamo",
+               "kubectl dynamo install --orchestrator lws --upgrade")
+
+
+@check("lws-without-disaggregatedset", "info")
+def lws_without_ds(view: ClusterView):
+    """LWS does not serve disaggregatedset.x-k8s.io/v1 (needs LWS v0.10.0 for DisaggregatedSet)."""
+    lws = view.orch["lws"]
+    if lws["installed"] and not lws["disaggregatedSet"]:
+        yield ("LWS does not serve disaggregatedset.x-k8s.io/v1; the standard LeaderWorkerSet path works "
+               "but DisaggregatedSet needs LWS v0.10.0",
+               "kubectl dynamo install --orchestrator lws --lws-version 0.10.0 --upgrade")
+
+
+@check("no-gpu-nodes", "warning")
+def no_gpu_nodes(view: ClusterView):
+    """No node advertises allocatable nvidia.com/gpu."""
+    if view.facts.nodes is not None and view.report["gpuNodes"]["count"] == 0:
+        yield ("no node has allocatable nvidia.com/gpu: multinode workers will stay Pending",
+               "install the NVIDIA GPU Operator or device plugin on the GPU nodes")
+
+
+@check("dynamo-operator-missing", "info")
+def operator_missing(view: ClusterView):
+    """No Dynamo operator was found; the selection shows what auto-detection would give."""
+    if not view.operator["installed"]:
+        yield ("no Dynamo operator found; the selection shows what an operator with auto-detected "
+               "gates would do", "install the dynamo-platform Helm chart")

@@ -1,0 +1,91 @@
+"""The command line: thin Click commands that parse, call the core and hand a result to one renderer.
+
+``main()`` is the only place that turns errors into exit codes: expected failures print one
+``error: ...`` line (``-v`` adds details), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import DynamoError, ExitCode
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+PROG = "kubectl dynamo"  # how users invoke it; usage lines say so (krew's best practice)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", message="kubectl-dynamo %(version)s")
+def cli():
+    """Plan, install, explain and diagnose multinode NVIDIA Dynamo deployments.
+
+    \b
+    Every subcommand takes kubectl's connection flags (--kubeconfig, --context, -n, -A)
+    and -o table|wide|json|yaml. Exit codes: 0 ok, 1 findings or invalid input,
+    2 usage or unreadable input, 3 cluster unreachable or unauthorized.
+    """
+
+
+def _register():
+    # Command modules import only click and stdlib at module level (see tests/unit/test_imports.py).
+    from . import completion, detect, version
+
+    for module in (detect, version, completion):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = "-v" in argv or "--verbose" in argv
+    try:
+        code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)  # a command may return its exit code
+    except DynamoError as e:
+        click.echo(f"error: {e.message}", err=True)
+        if verbose and e.detail:
+            click.echo(e.detail, err=True)
+        code = e.exit_code
+    except click.exceptions.Exit as e:
+        code = e.exit_code
+    except click.UsageError as e:
+        if e.ctx is not None:
+            click.echo(e.ctx.get_usage(), err=True)
+        click.echo(f"error: {e.format_message()}", err=True)
+        code = ExitCode.USAGE
+    except click.ClickException as e:  # e.g. click.BadParameter outside parsing, FileError
+        click.echo(f"error: {e.format_message()}", err=True)
+        code = ExitCode.USAGE
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        code = 130
+    except KeyboardInterrupt:
+        click.echo("error: interrupted", err=True)
+        code = 130
+    except BrokenPipeError:
+        code = ExitCode.OK
+    except Exception as e:  # a bug: still one line unless -v
+        click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        code = ExitCode.FINDINGS
+    return code_from(code)
+
+
+def code_from(code) -> int:
+    if isinstance(code, int) and not isinstance(code, bool):
+        return int(code)
+    return int(ExitCode.OK)
+
+
+def run() -> None:  # console_scripts entry point
+    sys.exit(main())

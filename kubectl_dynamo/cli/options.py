@@ -1,0 +1,75 @@
+"""Shared options: every subcommand takes kubectl's connection and output flags.
+
+kubectl does not pass its own flags to plugins, so ``kubectl dynamo doctor --context x`` must be
+parsed here, after the subcommand (the sqlite-utils ``output_options`` pattern).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import click
+
+from ..cluster.client import Target
+from ..output import FORMATS
+
+
+@dataclass
+class Options:
+    target: Target
+    all_namespaces: bool
+    output: str
+    verbose: bool
+
+    def cluster(self):
+        from ..cluster.client import Cluster
+
+        return Cluster(self.target)
+
+
+def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMATS, default_format: str = "table"):
+    """Add --kubeconfig, --context, -n, [-A], --request-timeout, -o, -v; pass ``opts: Options``."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, kubeconfig, context, namespace, request_timeout, output, verbose,
+                    all_namespaces_flag=False, **kwargs):
+            opts = Options(Target(kubeconfig, context, namespace, request_timeout),
+                           all_namespaces_flag, output, verbose)
+            return fn(*args, opts=opts, **kwargs)
+
+        options = [
+            click.option("--kubeconfig", metavar="PATH", envvar=None,
+                         help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
+            click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
+            click.option("-n", "--namespace", metavar="NS",
+                         help="Namespace (default: the context's namespace)."),
+        ]
+        if all_namespaces:
+            options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
+                                        help="Across all namespaces."))
+        options += [
+            click.option("--request-timeout", metavar="DURATION", default="30s", show_default=True,
+                         help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'),
+            click.option("-o", "--output", type=click.Choice(list(formats)), default=default_format,
+                         show_default=True, help="Output format."),
+            click.option("-v", "--verbose", is_flag=True, help="Show details of errors."),
+        ]
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+
+    return decorate
+
+
+def require_no_all_namespaces(opts: Options, why: str) -> None:
+    if opts.all_namespaces and opts.target.namespace:
+        raise click.UsageError(f"-A and -n cannot be combined ({why})")
+
+
+def default_namespace(opts: Options, cluster=None) -> Optional[str]:
+    if opts.all_namespaces:
+        return None
+    return opts.target.namespace or (cluster.namespace if cluster else None)

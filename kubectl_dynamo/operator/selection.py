@@ -1,0 +1,197 @@
+"""Dynamo's orchestrator selection for a new multinode DGD, exactly as the operator applies it.
+
+Pure: callers pass the facts (served API groups, the operator's config, queues, annotations);
+``detect`` gathers them from a cluster, ``explain`` may assume them offline.
+
+The operator (operator-behavior.md §1):
+- computes feature gates once at start-up from its config and API discovery (``compute_gates``);
+- stamps ``nvidia.com/workload-provider`` on CREATE: ``grove`` iff the Grove gate is on and the
+  lower-cased annotation ``nvidia.com/enable-grove`` is not ``"false"``; else ``component``;
+- on the component provider a multinode component becomes a LeaderWorkerSet when the LWS gate
+  is on, and the DGD fails with ``no_multinode_orchestrator_available`` when it is off;
+- with Grove, wires KAI (queue from ``nvidia.com/kai-scheduler-queue``, default ``dynamo``,
+  which must exist) or, experimentally, Volcano.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Mapping, Optional
+
+GROVE_GROUP = "grove.io"
+LWS_GROUP = "leaderworkerset.x-k8s.io"
+VOLCANO_GROUP = "scheduling.volcano.sh"
+KAI_GROUP = "scheduling.run.ai"
+
+ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
+ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
+ANN_VOLCANO_QUEUE = "nvidia.com/volcano-queue"
+ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
+DEFAULT_KAI_QUEUE = "dynamo"
+
+ERR_NO_ORCHESTRATOR = "no_multinode_orchestrator_available"
+ERR_QUEUE_MISSING = "kai_queue_not_found"
+ERR_SCHEDULER_CONFLICT = "scheduler_integration_conflict"
+ERR_PROVIDER_UNAVAILABLE = "selected_workload_provider_unavailable"
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The operator's effective feature gates. None means unknown (could not be determined)."""
+
+    grove: Optional[bool]
+    lws: Optional[bool]
+    kai_scheduler: Optional[bool]
+    volcano_scheduler: bool = False
+    # Start-up errors the operator would refuse to run with (an explicit gate whose API is missing).
+    errors: tuple = field(default=())
+
+    def as_json(self) -> dict:
+        return {"grove": self.grove, "lws": self.lws, "kaiScheduler": self.kai_scheduler}
+
+
+def _explicit(config: Optional[Mapping], key: str) -> Optional[bool]:
+    """``orchestrators.<key>.enabled`` from the operator config; None when not rendered."""
+    if not config:
+        return None
+    value = ((config.get("orchestrators") or {}).get(key) or {}).get("enabled")
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return None
+
+
+def compute_gates(groups: Iterable[str], config: Optional[Mapping] = None) -> Gates:
+    """Gates as ``features.New()`` resolves them: explicit config wins, else API discovery.
+
+    ``config`` is the parsed ``config.yaml`` of the operator's ConfigMap, or None when no operator
+    is installed (then every gate is what auto-detection would give). The platform chart renders
+    ``grove`` and ``kaiScheduler`` as explicit booleans and never renders ``lws``.
+    """
+    served = set(groups)
+    errors = []
+    grove_cfg = _explicit(config, "grove")
+    grove = (GROVE_GROUP in served) if grove_cfg is None else grove_cfg
+    if grove_cfg is True and GROVE_GROUP not in served:
+        errors.append("Grove is explicitly enabled in config but the Grove API group was not detected in the cluster")
+
+    lws_cfg = _explicit(config, "lws")
+    lws = (LWS_GROUP in served and VOLCANO_GROUP in served) if lws_cfg is None else lws_cfg
+    if lws and lws_cfg is True:
+        if LWS_GROUP not in served:
+            errors.append("LWS is explicitly enabled in config but the LWS API group was not detected in the cluster")
+        elif VOLCANO_GROUP not in served:
+            errors.append("LWS is explicitly enabled in config but the Volcano API group was not detected in the cluster")
+
+    kai_cfg = _explicit(config, "kaiScheduler")
+    kai = (KAI_GROUP in served) if kai_cfg is None else kai_cfg
+    if kai_cfg is True and KAI_GROUP not in served:
+        errors.append(
+            "Kai-scheduler is explicitly enabled in config but the scheduling.run.ai API group was not detected in the cluster"
+        )
+
+    volcano_sched = _explicit(config, "volcanoScheduler") is True
+    if volcano_sched and VOLCANO_GROUP not in served:
+        errors.append(
+            "Volcano scheduler integration is explicitly enabled in config but the Volcano API group was not detected in the cluster"
+        )
+    return Gates(grove=grove, lws=lws, kai_scheduler=kai, volcano_scheduler=volcano_sched, errors=tuple(errors))
+
+
+@dataclass(frozen=True)
+class Selection:
+    provider: str  # "grove" | "component"
+    orchestrator: Optional[str]  # "grove" | "lws" | None
+    scheduler: Optional[str]
+    queue: Optional[str]
+    error: Optional[str]
+    reason: str
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def wants_grove(annotations: Optional[Mapping]) -> bool:
+    """The DGD does not opt out with ``nvidia.com/enable-grove: "false"`` (case-insensitive)."""
+    value = (annotations or {}).get(ANN_ENABLE_GROVE)
+    return not (isinstance(value, str) and value.lower() == "false")
+
+
+def kai_queue(annotations: Optional[Mapping]) -> str:
+    value = (annotations or {}).get(ANN_KAI_QUEUE)
+    value = value.strip() if isinstance(value, str) else ""
+    return value or DEFAULT_KAI_QUEUE
+
+
+def select(
+    gates: Gates,
+    annotations: Optional[Mapping] = None,
+    *,
+    kai_queues: Optional[Iterable[str]] = None,
+    multinode: bool = True,
+) -> Selection:
+    """What the operator does with a new DGD carrying ``annotations``.
+
+    ``kai_queues``: the KAI queue names in the cluster, or None when unknown (offline, or not
+    allowed to list them); then the queue is reported but not checked.
+    """
+    annotations = annotations or {}
+    opted_out = not wants_grove(annotations)
+    if gates.grove and not opted_out:
+        return _grove(gates, annotations, kai_queues)
+
+    why = "the DGD sets nvidia.com/enable-grove: \"false\"" if opted_out and gates.grove else (
+        "Grove is not enabled in the operator" if gates.grove is False else "Grove availability is unknown"
+    )
+    if not multinode:
+        return Selection("component", None, None, None, None,
+                         f"{why}: components become DynamoComponentDeployments (plain Deployments; no multinode)")
+    if gates.lws:
+        return Selection(
+            "component", "lws", "volcano", "default", None,
+            f"{why}; LWS and Volcano are both served, so each multinode component becomes a LeaderWorkerSet "
+            "gang-scheduled by Volcano through the LWS controller (Volcano queue 'default' unless the LWS sets one)",
+        )
+    lws_why = "the LWS gate is off (it needs both leaderworkerset.x-k8s.io and scheduling.volcano.sh)"
+    if gates.lws is None:
+        lws_why = "LWS availability is unknown"
+    return Selection("component", None, None, None, ERR_NO_ORCHESTRATOR,
+                     f"{why} and {lws_why}: a multinode DGD fails with no_multinode_orchestrator_available")
+
+
+def _grove(gates: Gates, annotations: Mapping, kai_queues: Optional[Iterable[str]]) -> Selection:
+    if gates.kai_scheduler and gates.volcano_scheduler:
+        return Selection("grove", "grove", None, None, ERR_SCHEDULER_CONFLICT,
+                         "kai-scheduler and volcano scheduler integrations cannot both be enabled for Grove")
+    if gates.kai_scheduler:
+        queue = kai_queue(annotations)
+        source = "nvidia.com/kai-scheduler-queue" if annotations.get(ANN_KAI_QUEUE, "").strip() else "the default"
+        if kai_queues is not None and queue not in set(kai_queues):
+            return Selection(
+                "grove", "grove", "kai-scheduler", queue, ERR_QUEUE_MISSING,
+                f"kai-scheduler queue validation failed: queue '{queue}' not found in cluster. "
+                "Ensure the queue exists before using kai-scheduler",
+            )
+        checked = "" if kai_queues is None else " (it exists)"
+        return Selection("grove", "grove", "kai-scheduler", queue, None,
+                         f"Grove is enabled and the DGD does not opt out; KAI Scheduler gang-schedules the "
+                         f"PodCliqueSet in queue '{queue}' from {source}{checked}")
+    if gates.volcano_scheduler:
+        queue = (annotations.get(ANN_VOLCANO_QUEUE) or "").strip() or "default"
+        return Selection("grove", "grove", "volcano", queue, None,
+                         "Grove is enabled with the experimental Volcano scheduler integration")
+    kai_state = "unknown" if gates.kai_scheduler is None else "not enabled"
+    return Selection("grove", "grove", "default-scheduler", None, None,
+                     f"Grove is enabled and the DGD does not opt out; KAI Scheduler is {kai_state}, so pods use "
+                     "default-scheduler and the gang is not enforced by a gang scheduler")
+
+
+def assumed_gates(orchestrator: Optional[str], annotations: Optional[Mapping] = None) -> Gates:
+    """Offline: the gates of the recommended install for ``--orchestrator`` (default: Grove
+    unless the DGD opts out, then LWS)."""
+    if orchestrator is None:
+        orchestrator = "grove" if wants_grove(annotations) else "lws"
+    if orchestrator == "grove":
+        return Gates(grove=True, lws=False, kai_scheduler=True)
+    return Gates(grove=False, lws=True, kai_scheduler=False)

@@ -1,0 +1,198 @@
+"""Put the sandbox into the state a real install leaves: the real CRDs plus the objects the
+controllers' charts create (Deployments with the upstream labels and image tags, queues, the
+Dynamo operator's config). Only the controllers' *processes* are absent; kwok runs their pods on
+fake nodes, so the Deployments really become Available.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import REPO
+
+CRD_DIR = REPO / "tests" / "data" / "crds"
+DGD_CRD = REPO / "kubectl_dynamo" / "data" / "crds" / "nvidia.com_dynamographdeployments.yaml"
+PROJECTS = ("grove", "kai", "lws", "volcano", "dynamo")
+
+
+def crd_files(project: str):
+    if project == "dynamo":
+        return [DGD_CRD] + sorted((CRD_DIR / "dynamo").glob("*.yaml"))
+    return sorted((CRD_DIR / project).glob("*.yaml"))
+
+
+def crd_names(project: str):
+    names = []
+    for f in crd_files(project):
+        for doc in yaml.safe_load_all(f.read_text()):
+            if doc and doc.get("kind") == "CustomResourceDefinition":
+                names.append(doc["metadata"]["name"])
+    return names
+
+
+def deployment(name, namespace, labels, containers, volumes=None):
+    spec = {"containers": [{"name": c, "image": image, **extra} for c, image, extra in containers],
+            "terminationGracePeriodSeconds": 0}
+    if volumes:
+        spec["volumes"] = volumes
+    selector = {k: v for k, v in labels.items() if k in ("app", "app.kubernetes.io/name", "control-plane")}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
+            "spec": {"replicas": 1, "selector": {"matchLabels": selector},
+                     "template": {"metadata": {"labels": labels}, "spec": spec}}}
+
+
+def namespace(name):
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def controllers(project: str, version: str | None = None) -> list:
+    """The controller Deployments an install of ``project`` leaves, with upstream labels and tags."""
+    if project == "grove":
+        v = version or "v0.1.0-alpha.11"
+        return [namespace("grove-system"), deployment(
+            "grove-operator", "grove-system",
+            {"app.kubernetes.io/name": "grove-operator", "app.kubernetes.io/component": "operator-deployment",
+             "app.kubernetes.io/part-of": "grove", "chart": f"grove-charts-{v}", "release": "grove"},
+            [("grove-operator", f"ghcr.io/ai-dynamo/grove/grove-operator:{v}", {})])]
+    if project == "kai":
+        v = version or "v0.17.0"
+        reg = "ghcr.io/kai-scheduler/kai-scheduler"
+        return [namespace("kai-scheduler"),
+                deployment("kai-operator", "kai-scheduler", {"app": "kai-operator"},
+                           [("operator", f"{reg}/operator:{v}", {})]),
+                deployment("kai-scheduler-default", "kai-scheduler",
+                           {"app": "kai-scheduler-default", "app.kubernetes.io/managed-by": "kai-operator"},
+                           [("scheduler", f"{reg}/scheduler:{v}", {})])]
+    if project == "lws":
+        v = version or "v0.10.0"
+        return [namespace("lws-system"), deployment(
+            "lws-controller-manager", "lws-system",
+            {"control-plane": "controller-manager", "app.kubernetes.io/name": "lws",
+             "app.kubernetes.io/instance": "lws", "app.kubernetes.io/managed-by": "Helm",
+             "helm.sh/chart": f"lws-{v}"},
+            [("manager", f"registry.k8s.io/lws/lws:{v}", {})])]
+    if project == "volcano":
+        v = version or "v1.15.1"
+        return [namespace("volcano-system")] + [
+            deployment(name, "volcano-system", {"app": app}, [(name, f"docker.io/volcanosh/{image}:{v}", {})])
+            for name, app, image in (("volcano-scheduler", "volcano-scheduler", "vc-scheduler"),
+                                     ("volcano-controllers", "volcano-controller", "vc-controller-manager"),
+                                     ("volcano-admission", "volcano-admission", "vc-webhook-manager"))]
+    raise ValueError(project)
+
+
+def dynamo_operator(version="1.5.0", grove=True, kai=True, volcano_scheduler=False, ns="dynamo-system",
+                    release="dynamo-platform") -> list:
+    """The operator Deployment and config ConfigMap as the platform chart renders them
+    (grove and kaiScheduler always explicit booleans; lws never rendered)."""
+    full = f"{release}-dynamo-operator"
+    config = {"apiVersion": "operator.config.dynamo.nvidia.com/v1alpha1", "kind": "OperatorConfiguration",
+              "orchestrators": {"kaiScheduler": {"enabled": kai}, "volcanoScheduler": {"enabled": volcano_scheduler},
+                                "grove": {"enabled": grove}}}
+    labels = {"app.kubernetes.io/name": "dynamo-operator", "app.kubernetes.io/instance": release,
+              "app.kubernetes.io/component": "manager", "app.kubernetes.io/part-of": "dynamo-operator",
+              "control-plane": "controller-manager", "app.kubernetes.io/version": version}
+    return [namespace(ns),
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{full}-config", "namespace": ns},
+             "data": {"config.yaml": yaml.safe_dump(config, sort_keys=False)}},
+            deployment(f"{full}-controller-manager", ns, labels,
+                       [("kube-rbac-proxy", "quay.io/brancz/kube-rbac-proxy:v0.15.0", {}),
+                        ("manager", f"nvcr.io/nvidia/ai-dynamo/kubernetes-operator:{version}",
+                         {"command": ["/manager"],
+                          "args": ["--config=/etc/dynamo-operator/config.yaml", f"--operator-version={version}"],
+                          "volumeMounts": [{"name": "operator-config", "mountPath": "/etc/dynamo-operator"}]})],
+                       volumes=[{"name": "operator-config", "configMap": {"name": f"{full}-config"}}])]
+
+
+def kai_queues(with_dynamo=True):
+    res = {k: {"quota": -1, "limit": -1, "overQuotaWeight": 1} for k in ("cpu", "gpu", "memory")}
+    qs = [{"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "default-parent-queue"},
+           "spec": {"resources": res}},
+          {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "default-queue"},
+           "spec": {"parentQueue": "default-parent-queue", "resources": res}}]
+    if with_dynamo:
+        qs += [{"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "dynamo-default"},
+                "spec": {"resources": res}},
+               {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "dynamo"},
+                "spec": {"parentQueue": "dynamo-default", "resources": res}}]
+    return qs
+
+
+def volcano_queues():
+    return [{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": n},
+             "spec": {"weight": 1, "reclaimable": True}} for n in ("root", "default")]
+
+
+class World:
+    """What is installed in the shared sandbox; each scenario says what it wants with ``ensure``."""
+
+    def __init__(self, sandbox):
+        self.sb = sandbox
+        self.crds = set()
+        self.objects = []  # (kind, namespace, name) created by the current scenario
+
+    def apply(self, docs):
+        text = "\n---\n".join(json.dumps(d) for d in docs)
+        self.sb.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=text)
+        for d in docs:
+            self.objects.append((d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"],
+                                 d["apiVersion"]))
+
+    def set_status(self, resource, name, status):
+        self.sb.kubectl("patch", resource, name, "--subresource=status", "--type=merge",
+                        "-p", json.dumps({"status": status}))
+
+    def clear_objects(self):
+        for kind, ns, name, api in reversed(self.objects):
+            if kind == "Namespace":
+                continue  # namespaces are reused; deleting them is slow
+            group = api.split("/")[0] if "/" in api else ""
+            resource = f"{kind.lower()}s.{group}" if group else kind.lower() + "s"
+            args = ["delete", resource, name, "--ignore-not-found", "--wait=false"]
+            if ns:
+                args += ["-n", ns]
+            self.sb.kubectl(*args, check=False)
+        self.objects = []
+
+    def ensure(self, projects):
+        """Install exactly these CRD sets (idempotent) and wait until discovery agrees."""
+        want = set(projects)
+        for p in sorted(self.crds - want):
+            self.sb.kubectl("delete", "crd", *crd_names(p), "--ignore-not-found", "--wait=true")
+        for p in sorted(want - self.crds):
+            args = ["apply", "--server-side", "--force-conflicts"]
+            for f in crd_files(p):
+                args += ["-f", str(f)]
+            self.sb.kubectl(*args)
+            self.sb.kubectl("wait", "--for=condition=Established", "--timeout=60s",
+                            *[f"crd/{n}" for n in crd_names(p)])
+        self.crds = want
+        self.wait_discovery()
+
+    def wait_discovery(self, timeout=30.0):
+        """Discovery follows CRD changes asynchronously: poll until /apis matches the CRDs."""
+        expected = set()
+        for p in self.crds:
+            for n in crd_names(p):
+                expected.add(n.split(".", 1)[1])
+        every = {n.split(".", 1)[1] for p in PROJECTS for n in crd_names(p)}
+        deadline = time.monotonic() + timeout
+        while True:
+            raw = self.sb.kubectl("get", "--raw", "/apis").stdout
+            served = {g["name"] for g in json.loads(raw)["groups"]} & every
+            if served == expected:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"discovery serves {sorted(served)}, expected {sorted(expected)}")
+            time.sleep(0.2)
+
+    def wait_available(self, timeout=120):
+        deps = [(ns, name) for kind, ns, name, _ in self.objects if kind == "Deployment"]
+        for ns, name in deps:
+            self.sb.kubectl("-n", ns, "wait", "--for=condition=Available", f"--timeout={timeout}s",
+                            f"deployment/{name}")

@@ -1,0 +1,110 @@
+"""Command-line conventions: help, flags on every subcommand, exit codes, lazy imports."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kubectl_dynamo.cli import PROG, cli, main
+from tests.conftest import REPO, run_cli
+
+COMMANDS = sorted(name for name, c in cli.commands.items() if not c.hidden)
+CLUSTER_FLAGS = ("--kubeconfig", "--context", "--namespace", "--request-timeout", "--output", "--verbose")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help(command, flag):
+    result = CliRunner().invoke(cli, [command, flag], prog_name=PROG)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: {PROG} {command}")
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "completion"])
+def test_every_cluster_command_takes_kubectl_flags(command):
+    out = CliRunner().invoke(cli, [command, "--help"], prog_name=PROG).output
+    for flag in CLUSTER_FLAGS:
+        assert flag in out, f"{command} lacks {flag}"
+    assert "table|wide|json|yaml" in out or "table|json|yaml" in out
+
+
+def _imports_kubernetes(*args):
+    code = ("import sys; sys.argv=['kubectl-dynamo', *%r]\n"
+            "from kubectl_dynamo.cli import main\n"
+            "rc = main(sys.argv[1:])\n"
+            "print('KUBERNETES_LOADED' if any(m == 'kubernetes' or m.startswith('kubernetes.') "
+            "for m in sys.modules) else 'CLEAN')\n") % (list(args),)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["version", "--client"], ["detect", "--help"],
+                                  ["completion"], ["__complete", "d"]])
+def test_offline_commands_never_import_kubernetes(args):
+    assert _imports_kubernetes(*args) == "CLEAN"
+
+
+def test_version_client_json():
+    proc = run_cli("version", "--client", "-o", "json")
+    assert proc.returncode == 0
+    from kubectl_dynamo import __version__
+
+    assert json.loads(proc.stdout) == {"clientVersion": __version__}
+
+
+def test_usage_error_is_one_line_and_exit_2():
+    proc = run_cli("detect", "-o", "xml")
+    assert proc.returncode == 2
+    assert "error: Invalid value for '-o' / '--output'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_command_exit_2():
+    proc = run_cli("frobnicate")
+    assert proc.returncode == 2 and "error: No such command 'frobnicate'" in proc.stderr
+
+
+def test_missing_kubeconfig_is_usage_error(tmp_path):
+    proc = run_cli("detect", "--kubeconfig", str(tmp_path / "nope"), env={"KUBERNETES_SERVICE_HOST": ""})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("error: no kubeconfig found")
+
+
+def test_bad_request_timeout(tmp_path):
+    cfg = tmp_path / "kc"
+    cfg.write_text("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
+                   "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+                   "current-context: x\n")
+    proc = run_cli("detect", "--kubeconfig", str(cfg), "--request-timeout", "soon")
+    assert proc.returncode == 2 and 'invalid --request-timeout "soon"' in proc.stderr
+
+
+def test_completion_protocol():
+    proc = run_cli("__complete", "de")
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == ":4"
+    assert [l.split("\t")[0] for l in lines[:-1]] == ["detect"]
+    proc = run_cli("__complete", "detect", "-o", "")
+    assert proc.stdout.splitlines() == ["table", "wide", "json", "yaml", ":4"]
+
+
+def test_completion_install_writes_an_executable_shim(tmp_path):
+    proc = run_cli("completion", "--install", str(tmp_path))
+    assert proc.returncode == 0
+    shim = tmp_path / "kubectl_complete-dynamo"
+    assert shim.stat().st_mode & 0o111
+    assert 'exec kubectl-dynamo __complete "$@"' in shim.read_text()
+
+
+def test_main_returns_exit_code_for_internal_errors(monkeypatch, capsys):
+    from kubectl_dynamo.cli import version as version_module
+
+    def boom(*a, **k):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(version_module, "run_version", boom)
+    assert main(["version", "--client"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: internal error: RuntimeError: kaput") and "Traceback" not in err
