@@ -1,0 +1,38 @@
+"""What a backend needs to know about the pod it is rendering (one component, one role)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from .deployer import MultinodeDeployer
+
+LEADER, WORKER, MAIN = "leader", "worker", "main"
+MPI_SSH_SECRET_DEFAULT = "mpi-run-ssh-secret"
+
+
+@dataclass
+class RoleContext:
+    role: str  # leader | worker | main
+    nodes: int  # multinode.nodeCount, 1 for single-node
+    service: str  # component name (serviceName in the operator)
+    deployer: MultinodeDeployer
+    gpus: int = 0  # scalar GPUs of this role's main container
+    annotations: Dict[str, str] = field(default_factory=dict)  # pod-template annotations after propagation
+    parent_dgd: str = ""
+    operator_version: Optional[str] = None
+    compilation_cache_path: Optional[str] = None  # resolved mount path when compilationCache is set
+    role_templates: bool = False  # 1.6: roles[].podTemplate own the launch command
+    ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
+
+    @property
+    def multinode(self) -> bool:
+        return self.nodes > 1
+
+
+@dataclass
+class Decision:
+    """The launch mode a backend chose, for `explain`."""
+
+    mode: str
+    reason: str

@@ -1,0 +1,66 @@
+"""The MultinodeDeployer contract shared by the Grove and LWS providers (operator-behavior.md §2.0).
+
+A deployer answers four questions for the backends: the leader's host name, the node rank of a
+worker (and whether that rank needs a shell to evaluate), whether the leader must wait for worker
+DNS, and the host list for ``mpirun -H``.
+
+1.6 portable topology (§3, [DOCS-ONLY]): for DGDs created by operator >= 1.6.0 the operator also
+injects ``DYNAMO_RANK`` / ``DYNAMO_LEADER_ADDRESS`` into the main container and its *own* vLLM-mp
+and SGLang flags use the aliases. ``portable`` switches that on; the provider-specific answers
+stay available for the other paths (Ray, data-parallel, TRT-LLM, init containers), which the docs
+do not say were changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+DYNAMO_RANK = "DYNAMO_RANK"
+DYNAMO_LEADER_ADDRESS = "DYNAMO_LEADER_ADDRESS"
+
+
+@dataclass
+class MultinodeDeployer:
+    portable: bool = False  # 1.6 DYNAMO_RANK / DYNAMO_LEADER_ADDRESS aliases in effect
+
+    name = "abstract"
+
+    # --- provider contract ------------------------------------------------------------------
+    def leader_hostname(self, service: str) -> str:
+        raise NotImplementedError
+
+    def node_rank(self) -> Tuple[str, bool]:
+        """(rank expression for a worker, needs a shell to evaluate it)."""
+        raise NotImplementedError
+
+    def needs_dns_wait(self) -> bool:
+        raise NotImplementedError
+
+    def host_names(self, service: str, nodes: int) -> List[str]:
+        raise NotImplementedError
+
+    # --- 1.6 portable topology ---------------------------------------------------------------
+    def rank_source(self) -> str:
+        """Value of DYNAMO_RANK. [UNVERIFIED] the exact value form (docs name only the source variable)."""
+        raise NotImplementedError
+
+    def topology_env(self, service: str) -> List[dict]:
+        """DYNAMO_LEADER_ADDRESS / DYNAMO_RANK for the main container (sorted by name).
+
+        [UNVERIFIED] value forms and placement: modelled as plain ``$(VAR)`` references merged into
+        the sorted operator env, operator values replacing same-named user values (the docs say the
+        operator owns these names).
+        """
+        return [
+            {"name": DYNAMO_LEADER_ADDRESS, "value": self.leader_hostname(service)},
+            {"name": DYNAMO_RANK, "value": self.rank_source()},
+        ]
+
+    def engine_leader(self, service: str) -> str:
+        """Leader address used in the operator's own vLLM-mp / SGLang flags."""
+        return f"$({DYNAMO_LEADER_ADDRESS})" if self.portable else self.leader_hostname(service)
+
+    def engine_rank(self) -> Tuple[str, bool]:
+        """Worker rank used in the operator's own vLLM-mp / SGLang flags (aliases need no shell)."""
+        return (f"$({DYNAMO_RANK})", False) if self.portable else self.node_rank()

@@ -1,0 +1,152 @@
+"""Command-line rewriting shared by the backends, plus backend and GPU detection (operator-behavior.md §2.0, §2.1).
+
+Regular expressions are written for Python ``re`` but keep the meaning of the operator's Go RE2
+patterns: ``\\s`` is spelled ``[\\t\\n\\f\\r ]`` (RE2's ``\\s`` has no Unicode or ``\\v``), and an
+unanchored Go ``$`` is spelled ``\\Z`` (Python's ``$`` would also match before a final newline).
+Leftmost-first matching is the same in both engines.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import List, Optional, Tuple
+
+from .quoting import shell_quote_for_bash_c
+
+WS = r"[\t\n\f\r ]"  # Go RE2 \s
+
+WORKER_TYPES = ("worker", "prefill", "decode")
+FRAMEWORKS = ("vllm", "sglang", "trtllm")
+NOOP = "noop"
+
+_PYTHON_CMD = re.compile(r"^(.*/)?(python\d*(\.\d+)*)$")
+
+# One pattern per framework: `python… -m … dynamo.<fw>` inside one |&;-delimited segment.
+_DETECT = {
+    fw: re.compile(rf"python[0-9.]*{WS}+[^|&;]*-m{WS}+[^|&;]*dynamo\.{fw}[^|&;]*") for fw in FRAMEWORKS
+}
+
+
+def is_python_command(cmd: str) -> bool:
+    """``python``, ``python3``, ``python3.11``, ``/usr/bin/python3.8`` … (not ``sh``, not ``pythonx``)."""
+    return cmd in ("python", "python3") or bool(_PYTHON_CMD.match(cmd))
+
+
+def _injection_pattern(framework: str) -> "re.Pattern[str]":
+    # Greedy [^|&;]* runs to the LAST occurrence of the framework word in the segment, then the lazy
+    # tail stops at the next whitespace: flags land right after that token.
+    return re.compile(rf"(python[0-9.]*{WS}+[^|&;]*{re.escape(framework)}[^|&;]*?)({WS}|\Z|[|&;])")
+
+
+def inject_flags_into_container_command(container: dict, flags: str, needs_shell: bool, framework: str) -> None:
+    """Add ``flags`` (one space-joined string) to the engine launch in ``container`` (mutated in place).
+
+    * Direct python command: append the flags as separate args; when ``needs_shell`` (the flags hold
+      ``$((…))`` arithmetic) rewrite to ``sh -c "exec <quoted argv> <flags>"``.
+    * Anything else (``sh -c`` scripts, empty command): regex-insert into the first arg that has a
+      python segment mentioning ``framework``; every such segment of that arg gets the flags.
+      Non-matching commands are left alone.
+    """
+    command: List[str] = list(container.get("command") or [])
+    args: List[str] = list(container.get("args") or [])
+    if command and is_python_command(command[0]):
+        if not needs_shell:
+            container["args"] = args + flags.split()
+            return
+        quoted = " ".join(shell_quote_for_bash_c(t) for t in command + args)
+        container["command"] = ["sh", "-c"]
+        container["args"] = [f"exec {quoted} {flags}"]
+        return
+
+    pattern = _injection_pattern(framework)
+    for i, arg in enumerate(args):
+        # A function replacement keeps backslashes in flags literal.
+        new = pattern.sub(lambda m: f"{m.group(1)} {flags}{m.group(2)}", arg)
+        if new != arg:
+            args[i] = new
+            container["args"] = args
+            return
+
+
+def detect_backend_framework(command: List[str], args: List[str]) -> Tuple[str, Optional[str]]:
+    """Framework named by ``python -m dynamo.<fw>`` in command+args: (framework|"noop", error)."""
+    full = " ".join(list(command or []) + list(args or []))
+    found = [fw for fw in FRAMEWORKS if _DETECT[fw].search(full)]
+    if not found:
+        return NOOP, None
+    if len(found) > 1:
+        # The operator lists them in Go map order (random); sorted here for stable output.
+        return "", f"multiple backend frameworks detected from command: [{' '.join(found)}] in \"{full}\""
+    return found[0], None
+
+
+def determine_backend_framework(
+    component_type: str, command: List[str], args: List[str], explicit: Optional[str]
+) -> Tuple[str, Optional[str]]:
+    """Detected beats explicit beats noop; non-worker types are always noop. Returns (framework, error)."""
+    if component_type not in WORKER_TYPES:
+        return NOOP, None
+    detected, err = detect_backend_framework(command, args)
+    if err:
+        return "", err
+    if detected != NOOP:
+        if explicit and explicit != detected:
+            return "", (
+                f'backend framework mismatch: detected "{detected}" from command but explicitly configured as "{explicit}"'
+            )
+        return detected, None
+    if explicit:
+        return explicit, None
+    return NOOP, None
+
+
+# ---- GPU count -----------------------------------------------------------------------------
+
+_SUFFIX = {
+    "": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+    "m": Decimal("0.001"), "u": Decimal("0.000001"), "n": Decimal("0.000000001"),
+}
+_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?$")
+
+
+def parse_quantity(value) -> Optional[Decimal]:
+    """A Kubernetes quantity (``"4"``, ``4``, ``"500m"``, ``"1Ki"``) as a Decimal; None if unparsable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if not isinstance(value, str):
+        return None
+    m = _QUANTITY.match(value.strip())
+    if not m:
+        return None
+    try:
+        return Decimal(m.group(1)) * Decimal(_SUFFIX[m.group(2) or ""])
+    except InvalidOperation:
+        return None
+
+
+def is_gpu_resource_name(name: str) -> bool:
+    n = name.lower()
+    return n in ("nvidia.com/gpu", "gpu") or n.endswith("/gpu") or "/mig-" in n or n.startswith("gpu.")
+
+
+def resolve_gpu_count(resources: Optional[dict]) -> Tuple[int, Optional[str]]:
+    """Scalar GPU count of a container: limits, else requests; first matching name in sorted order.
+
+    Returns (count, problem). DRA claims are not resolvable offline (count 0).
+    """
+    resources = resources or {}
+    for section in ("limits", "requests"):
+        values = resources.get(section) or {}
+        names = sorted(n for n in values if is_gpu_resource_name(n))
+        if not names:
+            continue
+        name = names[0]
+        q = parse_quantity(values[name])
+        if q is None or q != q.to_integral_value() or q < 0:
+            return 0, f"GPU quantity {section}.{name}={values[name]!r} is not a whole number"
+        return int(q), None
+    return 0, None

@@ -1,0 +1,299 @@
+"""GenerateBasePodSpec: the rendered pod of one component role (operator-behavior.md §2.0 steps 1–7).
+
+Order matters for byte-exact output:
+
+1. base ``main`` container from the component type (worker types: ports, probes, env);
+2. merge the user's ``main`` container: non-empty user fields replace base fields (lists
+   wholesale), env = union with user winning, sorted by name; user probes replace;
+3. compilation cache mount;
+4. operator-owned env (offline: only the 1.6 ``DYNAMO_*`` topology variables), merged and sorted;
+5. backend ``update_container`` (its env is appended unsorted at the end);
+6. pod defaults, user pod fields, ``fsGroup: 1000`` unless the user set any securityContext,
+   discovery service account, cache PVC volume, ``/dev/shm``, sidecars after ``main``;
+7. backend ``update_pod_spec``; finally every main-container mount without a volume gets a PVC
+   volume of the same name and volumes are ordered by the main container's mounts.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Dict, List, Optional, Tuple
+
+from . import sglang, trtllm, vllm
+from .context import Decision, RoleContext
+from .flags import WORKER_TYPES
+
+MAIN_CONTAINER = "main"
+SYSTEM_PORT = 9090
+NIXL_PORT = 19090
+DEFAULT_SHM_SIZE = "8Gi"
+SHM_VOLUME = "shared-memory"
+ANN_DISCOVERY_BACKEND = "nvidia.com/dynamo-discovery-backend"
+
+BACKENDS = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
+
+
+class RenderError(Exception):
+    """The operator would refuse to render this pod (the message is the operator's)."""
+
+
+# ---- step 1: base container ------------------------------------------------------------------
+
+def _field_env(name: str, path: str) -> dict:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+def dynamo_namespace(namespace: str, dgd_name: str) -> str:
+    # Dots in the DGD name would break the namespace.component.endpoint paths.
+    return f"{namespace}-{dgd_name.replace('.', '-')}"
+
+
+def base_container(component_type: str, dgd_name: str, namespace: str, annotations: Dict[str, str]) -> dict:
+    """The operator's default ``main`` container for a component type.
+
+    Worker types get the full §2.6 defaults. Other types get only the common env; their
+    type-specific ports/probes (frontend HTTP port, planner metrics…) are [UNVERIFIED] and omitted.
+    """
+    env = [
+        {"name": "DYN_NAMESPACE", "value": dynamo_namespace(namespace, dgd_name)},
+        {"name": "DYN_COMPONENT", "value": component_type},
+        {"name": "DYN_PARENT_DGD_K8S_NAME", "value": dgd_name},
+        {"name": "DYN_PARENT_DGD_K8S_NAMESPACE", "value": namespace},
+        _field_env("POD_NAME", "metadata.name"),
+        _field_env("POD_NAMESPACE", "metadata.namespace"),
+        _field_env("POD_UID", "metadata.uid"),
+    ]
+    if (annotations.get(ANN_DISCOVERY_BACKEND) or "").lower() != "etcd":
+        env.append({"name": "DYN_DISCOVERY_BACKEND", "value": "kubernetes"})
+    container = {"name": MAIN_CONTAINER, "command": ["/bin/sh", "-c"]}
+    if component_type in WORKER_TYPES:
+        env += [
+            {"name": "DYN_SYSTEM_ENABLED", "value": "true"},
+            {"name": "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "value": '["generate"]'},
+            {"name": "DYN_SYSTEM_PORT", "value": str(SYSTEM_PORT)},
+            {"name": "DYN_HEALTH_CHECK_ENABLED", "value": "false"},
+            {"name": "NIXL_TELEMETRY_ENABLE", "value": "n"},
+            {"name": "NIXL_TELEMETRY_EXPORTER", "value": "prometheus"},
+            {"name": "NIXL_TELEMETRY_PROMETHEUS_PORT", "value": str(NIXL_PORT)},
+            {"name": "DYN_FORWARDPASS_METRIC_PORT", "value": "20380"},
+        ]
+        container["ports"] = [
+            {"name": "system", "containerPort": SYSTEM_PORT, "protocol": "TCP"},
+            {"name": "nixl", "containerPort": NIXL_PORT, "protocol": "TCP"},
+        ]
+        container["livenessProbe"] = {
+            "httpGet": {"path": "/live", "port": "system"}, "periodSeconds": 5, "timeoutSeconds": 4, "failureThreshold": 1,
+        }
+        container["readinessProbe"] = {
+            "httpGet": {"path": "/health", "port": "system"}, "periodSeconds": 10, "timeoutSeconds": 4, "failureThreshold": 3,
+        }
+        container["startupProbe"] = {
+            "httpGet": {"path": "/live", "port": "system"}, "periodSeconds": 10, "timeoutSeconds": 5, "failureThreshold": 720,
+        }
+    container["env"] = merge_envs(env, [])
+    return container
+
+
+# ---- step 2: merging -------------------------------------------------------------------------
+
+def merge_envs(base: List[dict], override: List[dict]) -> List[dict]:
+    """Union by name, ``override`` wins, sorted by name."""
+    merged: Dict[str, dict] = {}
+    for env in list(base or []) + list(override or []):
+        merged[env.get("name", "")] = env
+    return [merged[k] for k in sorted(merged)]
+
+
+def _is_empty(value) -> bool:
+    return value is None or value == "" or value == [] or value == {} or value is False or value == 0
+
+
+def merge_override(base: dict, user: dict) -> dict:
+    """mergo ``WithOverride``: non-empty user values replace; nested objects merge; lists replace."""
+    out = dict(base)
+    for key, value in user.items():
+        if _is_empty(value):
+            continue
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_override(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def merge_main_container(base: dict, user: Optional[dict]) -> dict:
+    if not user:
+        return base
+    merged = merge_override(base, {k: v for k, v in user.items() if k not in ("env",)})
+    merged["env"] = merge_envs(base.get("env") or [], user.get("env") or [])
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        if user.get(probe) is not None:
+            merged[probe] = copy.deepcopy(user[probe])
+    merged["name"] = MAIN_CONTAINER
+    return merged
+
+
+# ---- step 3: compilation cache ---------------------------------------------------------------
+
+def compilation_cache_path(cache: Optional[dict], framework: str) -> Optional[str]:
+    """Resolved mount path, or None without a cache. Raises RenderError like the operator."""
+    if cache is None:
+        return None
+    if not cache.get("pvcName"):
+        raise RenderError("compilationCache.pvcName is required when compilationCache is set")
+    path = cache.get("mountPath") or (vllm.DEFAULT_CACHE_PATH if framework == "vllm" else "")
+    if not path:
+        raise RenderError(f"compilationCache.mountPath is required for backend framework {framework} (no default available)")
+    return path
+
+
+def apply_compilation_cache_mount(container: dict, pvc: str, path: str) -> None:
+    mounts, mounted = [], False
+    for mount in container.get("volumeMounts") or []:
+        mount = dict(mount)
+        if mount.get("name") == pvc and not mount.get("mountPath"):
+            mount["mountPath"] = path
+        if mount.get("mountPath") != path:
+            mounts.append(mount)
+            continue
+        if mount.get("name") != pvc:
+            raise RenderError(f'compilationCache.mountPath "{path}" is already used by volume "{mount.get("name")}"')
+        if mount.get("readOnly"):
+            raise RenderError(f'compilation cache volume "{pvc}" at "{path}" must be writable')
+        if not mounted:
+            mounts.append(mount)
+            mounted = True
+    if not mounted:
+        mounts.append({"name": pvc, "mountPath": path})
+    container["volumeMounts"] = mounts
+
+
+def apply_compilation_cache_volume(pod_spec: dict, pvc: str) -> None:
+    found = False
+    for volume in pod_spec.get("volumes") or []:
+        if volume.get("name") != pvc:
+            continue
+        claim = volume.get("persistentVolumeClaim")
+        if claim is None:
+            raise RenderError(f'compilation cache volume "{pvc}" must reference PVC "{pvc}"')
+        if claim.get("claimName") != pvc:
+            raise RenderError(f'compilation cache volume "{pvc}" references PVC "{claim.get("claimName")}" instead of "{pvc}"')
+        if claim.get("readOnly"):
+            raise RenderError(f'compilation cache PVC "{pvc}" must be writable')
+        if found:
+            raise RenderError(f'compilation cache volume "{pvc}" is defined more than once')
+        found = True
+    if not found:
+        pod_spec.setdefault("volumes", []).append({"name": pvc, "persistentVolumeClaim": {"claimName": pvc}})
+
+
+# ---- step 6: pod-level -----------------------------------------------------------------------
+
+def apply_shared_memory(pod_spec: dict, container: dict, size) -> None:
+    """``/dev/shm`` as a memory emptyDir (8Gi unless ``sharedMemorySize``; ``"0"`` disables it)."""
+    if size is not None and str(size).strip() in ("0", "0.0", "+0", "-0"):
+        return
+    limit = DEFAULT_SHM_SIZE if size is None else str(size)
+    volumes = [v for v in pod_spec.get("volumes") or [] if v.get("name") != SHM_VOLUME]
+    pod_spec["volumes"] = volumes + [{"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": limit}}]
+    mounts = [
+        m for m in container.get("volumeMounts") or []
+        if m.get("name") != SHM_VOLUME and m.get("mountPath") != "/dev/shm"
+    ]
+    container["volumeMounts"] = mounts + [{"name": SHM_VOLUME, "mountPath": "/dev/shm"}]
+
+
+def order_volumes_by_mounts(volumes: List[dict], mounts: List[dict]) -> List[dict]:
+    """Volumes in main-container mount order; a mount without a volume gets a same-named PVC."""
+    by_name = {v.get("name"): v for v in volumes}
+    ordered, seen = [], set()
+    for mount in mounts:
+        name = mount.get("name")
+        if not name or name in seen:
+            continue
+        ordered.append(by_name.get(name) or {"name": name, "persistentVolumeClaim": {"claimName": name}})
+        seen.add(name)
+    return ordered + [v for v in volumes if v.get("name") not in seen]
+
+
+def discovery_service_account(dgd_name: str) -> str:
+    return f"{dgd_name}-k8s-service-discovery"
+
+
+# ---- the pipeline ----------------------------------------------------------------------------
+
+def main_container_of(pod_template: Optional[dict]) -> Optional[dict]:
+    for c in ((pod_template or {}).get("spec") or {}).get("containers") or []:
+        if c.get("name") == MAIN_CONTAINER:
+            return c
+    return None
+
+
+def generate_pod_spec(
+    *,
+    component: dict,
+    pod_template: Optional[dict],
+    framework: str,
+    ctx: RoleContext,
+    dgd_name: str,
+    namespace: str,
+    graph_env: Optional[List[dict]] = None,
+    topology_env: Optional[List[dict]] = None,
+) -> Tuple[dict, Decision]:
+    """Render one role's pod spec. ``pod_template``: the component's (or, with 1.6 role templates,
+    the role's) podTemplate. Raises RenderError where the operator would fail."""
+    pod_template = copy.deepcopy(pod_template) or {}
+    user_spec = pod_template.get("spec") or {}
+    user_main = copy.deepcopy(main_container_of(pod_template))
+    if graph_env:
+        # DGD-level env sits under the component's env (component wins).
+        user_main = user_main or {"name": MAIN_CONTAINER}
+        user_main["env"] = merge_envs(graph_env, user_main.get("env") or [])
+
+    # 1–2
+    container = merge_main_container(base_container(component.get("type") or "", dgd_name, namespace, ctx.annotations), user_main)
+    # 3
+    cache = component.get("compilationCache")
+    cache_path = compilation_cache_path(cache, framework) if cache is not None else None
+    if cache_path:
+        apply_compilation_cache_mount(container, cache["pvcName"], cache_path)
+    for mount in container.get("volumeMounts") or []:
+        if not mount.get("name"):
+            raise RenderError("volumeMount.name is required")
+        if not mount.get("mountPath"):
+            raise RenderError(f"volumeMount.mountPath is required for {mount['name']}")
+    # 4: operator-owned env ([UNVERIFIED] placement of the 1.6 topology variables)
+    if topology_env:
+        container["env"] = merge_envs(container.get("env") or [], topology_env)
+    # 5
+    ctx.compilation_cache_path = cache_path if framework == "vllm" else None
+    backend = BACKENDS.get(framework)
+    if backend is not None:
+        decision = backend.update_container(container, ctx)
+    elif ctx.multinode:
+        decision = Decision("none", "no backend framework detected; the operator adds no launch wiring")
+    else:
+        decision = Decision("single-node", "one pod per replica")
+    # 6
+    pod_spec: dict = {"terminationGracePeriodSeconds": 60, "restartPolicy": "Always"}
+    sidecars = [copy.deepcopy(c) for c in user_spec.get("containers") or [] if c.get("name") != MAIN_CONTAINER]
+    pod_spec = merge_override(pod_spec, {k: v for k, v in user_spec.items() if k != "containers"})
+    if user_spec.get("securityContext") is None:
+        pod_spec["securityContext"] = {"fsGroup": 1000}
+    if (ctx.annotations.get(ANN_DISCOVERY_BACKEND) or "").lower() != "etcd" and not pod_spec.get("serviceAccountName"):
+        pod_spec["serviceAccountName"] = discovery_service_account(dgd_name)
+    if cache_path:
+        apply_compilation_cache_volume(pod_spec, cache["pvcName"])
+    apply_shared_memory(pod_spec, container, component.get("sharedMemorySize"))
+    pod_spec["containers"] = [container] + sidecars
+    # 7
+    if backend is not None:
+        backend.update_pod_spec(pod_spec, ctx)
+    pod_spec["volumes"] = order_volumes_by_mounts(pod_spec.get("volumes") or [], container.get("volumeMounts") or [])
+    return pod_spec, decision
+
+
+__all__ = [
+    "RenderError", "base_container", "merge_envs", "merge_main_container", "generate_pod_spec",
+    "main_container_of", "compilation_cache_path", "order_volumes_by_mounts",
+]

@@ -1,0 +1,293 @@
+"""`kubectl dynamo explain dgd`: what the Dynamo operator renders for every component and role.
+
+Pure: no cluster access; the caller passes (or lets us assume) the operator version, gates and
+KAI queues. See ``explain_dgd`` for the public JSON contract.
+
+VERSION_DIFFERENCES lists every version switch modelled here. "operator" is the operator binary
+version (``operator_version``), "origin" the DGD's immutable ``nvidia.com/dynamo-operator-origin-version``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Dict, List, Optional, Tuple
+
+from . import selection as sel_mod
+from . import validate, versions, vllm
+from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
+from .deployer import MultinodeDeployer
+from .flags import NOOP, determine_backend_framework, resolve_gpu_count
+from .grove import GroveDeployer, apply_scheduler
+from .lws import LWSDeployer
+from .podspec import RenderError, generate_pod_spec, main_container_of
+
+ANN_ORIGIN = "nvidia.com/dynamo-operator-origin-version"
+ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
+# DGD annotations copied into each component's pod-template annotations (component wins).
+PROPAGATED_ANNOTATIONS = (
+    "nvidia.com/enable-metrics",
+    "nvidia.com/dynamo-discovery-backend",
+    "nvidia.com/dynamo-kube-discovery-mode",
+    ANN_ORIGIN,
+    vllm.ANN_EXECUTOR_BACKEND,
+)
+PROVIDER_ANNOTATION_SINCE = "1.5.0"
+PORTABLE_TOPOLOGY_SINCE = "1.6.0"
+ROLE_TEMPLATES_SINCE = "1.6.0"
+
+VERSION_DIFFERENCES = [
+    # (behaviour, gate, source)
+    ("vLLM multinode default executor: mp instead of Ray", "origin >= 1.0.0", "[S]"),
+    ("LWS leader $(LWS_LEADER_ADDRESS), rank without shell (old: \"$LWS_LEADER_ADDRESS\", shell)", "operator >= 1.1.0",
+     "[S]/[T]; cut-off chosen, see lws.py"),
+    ("nvidia.com/workload-provider annotation pins the provider", "operator >= 1.5.0", "[S]"),
+    ("vLLM flag parsing accepts -tp/-pp/-dp, underscores, --flag=value", "operator >= 1.6.0", "[NEWER]"),
+    ("DYNAMO_RANK / DYNAMO_LEADER_ADDRESS env; mp and SGLang flags use them", "operator >= 1.6.0 and origin >= 1.6.0",
+     "[DOCS-ONLY]"),
+    ("components[].roles[].podTemplate (authored launch kept)", "operator >= 1.6.0", "[DOCS-ONLY]"),
+]
+
+def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str):
+    gates = gates if gates is not None else sel_mod.assumed_gates(orchestrator, doc_annotations)
+    chosen = sel_mod.select(gates, doc_annotations, kai_queues=kai_queues, multinode=multinode)
+    pinned = doc_annotations.get(ANN_WORKLOAD_PROVIDER)
+    if not versions.at_least(operator_version, PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
+        return chosen
+    # An existing DGD keeps the provider it was created with.
+    if pinned == "component" and chosen.provider == "grove":
+        return sel_mod.select(gates, {**doc_annotations, sel_mod.ANN_ENABLE_GROVE: "false"},
+                              kai_queues=kai_queues, multinode=multinode)
+    if pinned == "grove" and chosen.provider != "grove":
+        if gates.grove:
+            unpinned = {k: v for k, v in doc_annotations.items() if k != sel_mod.ANN_ENABLE_GROVE}
+            return sel_mod.select(gates, unpinned, kai_queues=kai_queues, multinode=multinode)
+        return sel_mod.Selection("grove", "grove", None, None, sel_mod.ERR_PROVIDER_UNAVAILABLE,
+                                 'selected workload provider "grove" is unavailable because Grove is disabled')
+    return chosen
+
+
+def _node_count(component: dict) -> int:
+    mn = component.get("multinode")
+    if mn is None:
+        return 1
+    n = mn.get("nodeCount", 2)
+    return n if isinstance(n, int) and n > 0 else 1
+
+
+def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str]) -> Dict[str, str]:
+    ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
+    for key in PROPAGATED_ANNOTATIONS:
+        if key in dgd_annotations and key not in ann:
+            ann[key] = dgd_annotations[key]
+    return ann
+
+
+def _role_templates(component: dict, operator_version: str) -> Optional[Dict[str, dict]]:
+    """{role name: podTemplate} when 1.6 role templates are in use, else None."""
+    if not versions.at_least(operator_version, ROLE_TEMPLATES_SINCE):
+        return None
+    roles = component.get("roles") or []
+    templates = {r.get("name"): r.get("podTemplate") for r in roles if r.get("podTemplate")}
+    return templates or None
+
+
+def _render_component(
+    component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
+    deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
+    ssh_secret_name: str,
+) -> Tuple[dict, List[dict]]:
+    name = component.get("name") or ""
+    ctype = component.get("type") or ""
+    nodes = _node_count(component)
+    multinode = nodes > 1
+    replicas = component.get("replicas")
+    replicas = 1 if replicas is None else replicas
+    findings: List[dict] = []
+    findings += validate.node_count(name, component)
+    findings += validate.template_source_mode(name, component, nodes, operator_version)
+
+    role_templates = _role_templates(component, operator_version) if multinode else None
+    role_names = [LEADER, WORKER] if multinode else [MAIN]
+    templates = {
+        r: (role_templates.get(r) if role_templates else component.get("podTemplate")) for r in role_names
+    }
+    first_main = main_container_of(templates[role_names[0]]) or {}
+    framework, err = determine_backend_framework(
+        ctype, first_main.get("command") or [], first_main.get("args") or [], spec.get("backendFramework")
+    )
+    if err:
+        code = "backend-framework-mismatch" if "mismatch" in err else "backend-framework-ambiguous"
+        findings.append(validate.render_error(
+            code, name, f"{err} (the operator fails to render this component).",
+            "Remove spec.backendFramework or make it match the python -m dynamo.<backend> module in the command.",
+        ))
+        detected = [fw for fw in ("vllm", "sglang", "trtllm") if f"dynamo.{fw}" in " ".join(
+            (first_main.get("command") or []) + (first_main.get("args") or []))]
+        framework = detected[0] if detected else NOOP
+
+    text = json.dumps(component)
+    findings += validate.topology_refs_unavailable(name, text, origin, operator_version)
+    findings += validate.args_without_command(name, first_main)
+
+    roles_out: List[dict] = []
+    gpus_by_role: Dict[str, int] = {}
+    decision = None
+    for role in role_names:
+        template = templates[role]
+        main = main_container_of(template) or {}
+        gpus, gpu_problem = resolve_gpu_count(main.get("resources"))
+        gpus_by_role[role] = gpus
+        if gpu_problem and role == role_names[0]:
+            findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
+                                             "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
+        annotations = _pod_annotations(template, dgd_annotations)
+        ctx = RoleContext(
+            role=role, nodes=nodes, service=name, deployer=deployer, gpus=gpus, annotations=annotations,
+            parent_dgd=dgd_name, operator_version=operator_version, role_templates=bool(role_templates),
+            ssh_secret_name=ssh_secret_name,
+        )
+        topology_env = deployer.topology_env(name) if (multinode and deployer.portable) else None
+        try:
+            pod_spec, role_decision = generate_pod_spec(
+                component=component, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
+                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
+            )
+        except RenderError as exc:
+            code = "compilation-cache-invalid" if "compilation" in str(exc).lower() else "render-error"
+            findings.append(validate.render_error(
+                code, name, f"{exc} (the operator fails to render this component).",
+                "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
+                "default, /root/.cache/vllm); the mount must be writable and its path unused."
+                if code == "compilation-cache-invalid" else "Fix the volumeMounts of the main container.",
+            ))
+            stripped = {k: v for k, v in component.items() if k != "compilationCache"}
+            pod_spec, role_decision = generate_pod_spec(
+                component=stripped, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
+                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
+            )
+        if deployer.name == "grove":
+            apply_scheduler(pod_spec, scheduler)
+        if decision is None:
+            decision = role_decision
+        role_replicas = replicas if role == MAIN else (1 if role == LEADER else nodes - 1)
+        roles_out.append({"name": role, "replicas": role_replicas, "podSpec": pod_spec})
+
+        if role == role_names[0] and not role_templates:
+            before = main_container_of(template) or {}
+            tokens = [t for a in before.get("args") or [] for t in a.split()]
+            parsed = vllm.launch_tokens(before, operator_version) if framework == "vllm" else tokens
+            if framework == "vllm":
+                findings += validate.vllm_flag_forms(name, tokens, operator_version)
+            findings += validate.parallelism(name, framework, role_decision, parsed, gpus, nodes)
+            findings += validate.no_gpu(name, framework, nodes, gpus)
+            if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
+                findings += validate.model_path_contains_framework(name, framework, before)
+
+    gpus_per_pod = gpus_by_role[role_names[0]]
+    if multinode:
+        total = (gpus_by_role[LEADER] + gpus_by_role[WORKER] * (nodes - 1)) * replicas
+    else:
+        total = gpus_per_pod * replicas
+    return {
+        "name": name,
+        "type": ctype,
+        "backend": framework,
+        "multinode": multinode,
+        "nodeCount": nodes,
+        "gpusPerPod": gpus_per_pod,
+        "totalGpus": total,
+        "mode": decision.mode,
+        "modeReason": decision.reason,
+        "roles": roles_out,
+    }, findings
+
+
+def explain_dgd(
+    doc: dict,
+    *,
+    orchestrator: Optional[str] = None,
+    operator_version: Optional[str] = None,
+    gates=None,
+    kai_queues=None,
+    ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT,
+) -> dict:
+    """Render a DGD (v1beta1, or v1alpha1 via ``convert.to_v1beta1``) as the operator would.
+
+    Returns ``{name, namespace, apiVersion, operatorVersion, originVersion, provider, orchestrator,
+    scheduler, queue, components[{name, type, backend, multinode, nodeCount, gpusPerPod, totalGpus,
+    mode, modeReason, roles[{name, replicas, podSpec}]}], findings[{code, severity, component,
+    message, hint}]}``.
+    """
+    findings: List[dict] = []
+    api_version = doc.get("apiVersion") or ""
+    source = doc
+    if api_version.endswith("/v1alpha1"):
+        try:
+            from .convert import to_v1beta1  # written separately; imported lazily
+        except ImportError:
+            to_v1beta1 = None
+        if to_v1beta1 is None:
+            findings.append(validate.finding(
+                "conversion-unavailable", validate.ERROR, None,
+                "nvidia.com/v1alpha1 DGD but the v1alpha1 -> v1beta1 converter is not available; nothing rendered.",
+                "Convert the DGD to nvidia.com/v1beta1 first.",
+            ))
+            source = {"metadata": doc.get("metadata") or {}, "spec": {"components": []}}
+        else:
+            try:
+                source, problems = to_v1beta1(copy.deepcopy(doc))
+            except ValueError as exc:
+                source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
+                    {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
+            for p in problems or []:
+                severity = p.get("severity") if p.get("severity") in (validate.ERROR, validate.WARNING) else validate.WARNING
+                findings.append(validate.finding(
+                    "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
+                    "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",
+                ))
+
+    metadata = source.get("metadata") or {}
+    spec = source.get("spec") or {}
+    name = metadata.get("name") or ""
+    namespace = metadata.get("namespace")
+    op_version = operator_version or versions.NEWEST
+    annotations = dict(metadata.get("annotations") or {})
+    origin = annotations[ANN_ORIGIN] if ANN_ORIGIN in annotations else op_version
+    effective = dict(annotations)
+    effective.setdefault(ANN_ORIGIN, origin)  # the webhook stamps new DGDs
+
+    components = spec.get("components") or []
+    any_multinode = any(_node_count(c) > 1 for c in components)
+    chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version)
+    findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
+
+    portable = versions.at_least(op_version, PORTABLE_TOPOLOGY_SINCE) and versions.at_least(origin, PORTABLE_TOPOLOGY_SINCE)
+    deployer: MultinodeDeployer = (
+        GroveDeployer(portable=portable) if chosen.provider == "grove"
+        else LWSDeployer(portable=portable, operator_version=op_version)
+    )
+
+    rendered = []
+    for component in components:
+        out, comp_findings = _render_component(
+            component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
+            deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
+            ssh_secret_name=ssh_secret_name,
+        )
+        rendered.append(out)
+        findings += comp_findings
+
+    return {
+        "name": name,
+        "namespace": namespace,
+        "apiVersion": api_version,
+        "operatorVersion": op_version,
+        "originVersion": origin,
+        "provider": chosen.provider,
+        "orchestrator": chosen.orchestrator,
+        "scheduler": chosen.scheduler,
+        "queue": chosen.queue,
+        "components": rendered,
+        "findings": findings,
+    }

@@ -1,0 +1,42 @@
+"""SGLang backend (operator-behavior.md §2.3): distributed-init flags for every multinode pod.
+
+No GPU or TP logic and no idempotency check: the flags are injected even if the user already
+passed them. The compilation cache is only logged by the operator (no env).
+"""
+
+from __future__ import annotations
+
+from .context import WORKER, Decision, RoleContext
+from .flags import inject_flags_into_container_command
+
+DIST_INIT_PORT = "29500"
+
+
+def decide(container: dict, ctx: RoleContext) -> Decision:
+    if not ctx.multinode:
+        return Decision("single-node", "one pod per replica; no multinode launch wiring")
+    if ctx.role_templates:
+        return Decision("sglang", "role pod templates: the authored --dist-init-addr/--node-rank are kept")
+    return Decision("sglang", f"--dist-init-addr <leader>:{DIST_INIT_PORT} --nnodes {ctx.nodes} --node-rank <rank>")
+
+
+def update_container(container: dict, ctx: RoleContext) -> Decision:
+    decision = decide(container, ctx)
+    if not ctx.multinode:
+        return decision
+    if not ctx.role_templates:
+        leader = ctx.deployer.engine_leader(ctx.service)
+        if ctx.role == WORKER:
+            rank, needs_shell = ctx.deployer.engine_rank()
+        else:
+            rank, needs_shell = "0", False
+        flags = f"--dist-init-addr {leader}:{DIST_INIT_PORT} --nnodes {ctx.nodes} --node-rank {rank}"
+        inject_flags_into_container_command(container, flags, needs_shell, "sglang")
+    if ctx.role == WORKER:
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            container.pop(probe, None)
+    return decision
+
+
+def update_pod_spec(pod_spec: dict, ctx: RoleContext) -> None:
+    """SGLang adds nothing at pod level."""
