@@ -73,3 +73,10 @@ def default_namespace(opts: Options, cluster=None) -> Optional[str]:
     if opts.all_namespaces:
         return None
     return opts.target.namespace or (cluster.namespace if cluster else None)
+
+
+def finish(code) -> None:
+    """End a command with an exit code (0 returns normally). Raised as click's Exit so both
+    ``main()`` and Click's test runner see it."""
+    if int(code):
+        click.get_current_context().exit(int(code))

@@ -26,14 +26,15 @@ def _try(facts: Facts, what: str, fn: Callable):
     return None
 
 
-def gather(cluster: Cluster) -> Facts:
+def gather(cluster: Cluster, *, nodes: bool = True) -> Facts:
     facts = Facts()
     facts.server_version = cluster.server_version()  # raises Unreachable/Unauthorized: exit 3
     facts.groups = _try(facts, "API groups", cluster.groups)
     groups = facts.groups or {}
     facts.dgd_crd_served = "nvidia.com" in groups
     facts.deployments = _try(facts, "controller deployments", lambda: cluster.list(path_for("apps", "v1", "deployments")))
-    facts.nodes = _try(facts, "nodes", lambda: cluster.list(path_for("", "v1", "nodes")))
+    if nodes:
+        facts.nodes = _try(facts, "nodes", lambda: cluster.list(path_for("", "v1", "nodes")))
     if "scheduling.run.ai" in groups:
         facts.kai_queues = _try(facts, "KAI queues",
                                 lambda: cluster.list(path_for("scheduling.run.ai", "v2", "queues")))

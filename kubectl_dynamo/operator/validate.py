@@ -96,7 +96,7 @@ def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], 
         world = tp * pp
         if decision.mode in ("mp", "ray") and world != capacity:
             return [finding(
-                "parallelism-mismatch", WARNING, name,
+                "parallelism-mismatch", _short(world, capacity), name,
                 f"TP×PP = {tp}×{pp} = {world} spans pods, but {nodes} pods × {gpus} GPUs = {capacity} GPUs are requested "
                 f"({decision.mode} mode).",
                 f"Make --tensor-parallel-size × --pipeline-parallel-size equal {capacity}, or set nodeCount to "
@@ -104,7 +104,7 @@ def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], 
             )]
         if decision.mode == "data-parallel" and world * dp != capacity:
             return [finding(
-                "parallelism-mismatch", WARNING, name,
+                "parallelism-mismatch", _short(world * dp, capacity), name,
                 f"TP×PP×DP = {world}×{dp} = {world * dp} but {nodes} pods × {gpus} GPUs = {capacity} (data-parallel mode: "
                 f"{gpus // world} local ranks per pod).",
                 f"Set --data-parallel-size {capacity // world} or adjust nodeCount / GPUs per pod.",
@@ -122,11 +122,16 @@ def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], 
         pp = next((_int_after(tokens, f) for f in _SGLANG_PP if f in tokens), 1)
         if tp * pp != capacity:
             return [finding(
-                "parallelism-mismatch", WARNING, name,
+                "parallelism-mismatch", _short(tp * pp, capacity), name,
                 f"SGLang TP×PP = {tp}×{pp} = {tp * pp} but {nodes} pods × {gpus} GPUs = {capacity}.",
                 f"Set --tp-size (× --pp-size) to {capacity} or change nodeCount / GPUs per pod.",
             )]
     return []
+
+
+def _short(needed: int, capacity: int) -> str:
+    """More GPUs needed than the pods get: the engine cannot start (error); fewer: GPUs idle (warning)."""
+    return ERROR if needed > capacity else WARNING
 
 
 def _int_after(tokens: List[str], flag: str) -> int:

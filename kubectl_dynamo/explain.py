@@ -1,0 +1,149 @@
+"""``explain dgd``: manifests in, operator-exact renderings plus schema findings out.
+
+The simulation is ``operator.render.explain_dgd``; this module adds what only the command knows:
+which documents are DGDs, schema validation against the bundled CRD, and (for live DGDs) the
+cluster's gates, queues, operator version and MPI secret name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import schema
+from .manifests import Document
+from .operator import validate
+from .operator.render import explain_dgd
+
+DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
+             "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
+
+
+@dataclass
+class ClusterContext:
+    """What a live explain takes from the cluster (all optional: unknown stays None)."""
+
+    gates: object = None
+    kai_queues: Optional[list] = None
+    operator_version: Optional[str] = None
+    ssh_secret_name: Optional[str] = None
+    notes: List[str] = field(default_factory=list)
+
+
+def schema_findings(doc: dict) -> List[dict]:
+    out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}",
+                            "Fix the field to match the DynamoGraphDeployment CRD "
+                            "(kubectl dynamo explain dgd.<path> shows its documentation).")
+           for e in schema.schema_errors(doc)]
+    for where, template in _pod_templates(doc):
+        for problem in schema.pod_template_errors(template):
+            out.append(validate.finding("pod-template-invalid", validate.ERROR, where["component"],
+                                        f"{where['path']}: {problem}",
+                                        "The pod template must be a valid Kubernetes PodTemplateSpec."))
+    return out
+
+
+def _pod_templates(doc: dict):
+    spec = doc.get("spec") or {}
+    for i, comp in enumerate(spec.get("components") or []):
+        if not isinstance(comp, dict):
+            continue
+        name = comp.get("name")
+        if isinstance(comp.get("podTemplate"), dict):
+            yield {"component": name, "path": f"spec.components[{i}].podTemplate"}, comp["podTemplate"]
+        for j, role in enumerate(comp.get("roles") or []):
+            if isinstance(role, dict) and isinstance(role.get("podTemplate"), dict):
+                yield ({"component": name, "path": f"spec.components[{i}].roles[{j}].podTemplate"},
+                       role["podTemplate"])
+
+
+def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
+                      context: Optional[ClusterContext] = None) -> dict:
+    """Explain every DGD in ``docs``; other kinds are skipped with a note."""
+    context = context or ClusterContext()
+    items, skipped = [], []
+    for d in docs:
+        if not d.is_dgd:
+            skipped.append({"document": d.index + 1, "kind": d.kind, "reason": "not a DynamoGraphDeployment"})
+            continue
+        items.append(explain_one(d.data, orchestrator=orchestrator, operator_version=operator_version,
+                                 context=context))
+    return {"items": items, "skipped": skipped}
+
+
+def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
+                context: Optional[ClusterContext] = None) -> dict:
+    context = context or ClusterContext()
+    kwargs = {}
+    if context.ssh_secret_name:
+        kwargs["ssh_secret_name"] = context.ssh_secret_name
+    result = explain_dgd(doc, orchestrator=orchestrator,
+                         operator_version=operator_version or context.operator_version,
+                         gates=context.gates, kai_queues=context.kai_queues, **kwargs)
+    result["findings"] = schema_findings(doc) + result["findings"]
+    return result
+
+
+def has_errors(results: List[dict]) -> bool:
+    return any(f["severity"] == "error" for r in results for f in r["findings"])
+
+
+# -- field docs ------------------------------------------------------------------------------
+MULTINODE_NOTES = {
+    "spec.components.multinode": (
+        "A component with multinode.nodeCount = N > 1 runs one engine across N pods: a leader (rank 0) and "
+        "N-1 workers. GPUs per pod come from the main container's nvidia.com/gpu; total GPUs = N x GPUs per pod "
+        "(x replicas). vLLM: TP x PP must equal N x GPUs per pod for one engine spanning the nodes (else the "
+        "operator picks data-parallel or injects nothing). Grove renders a PodCliqueScalingGroup with cliques "
+        "<component>-ldr and <component>-wkr; LWS renders a LeaderWorkerSet of size N."),
+    "spec.components.multinode.nodeCount": (
+        "Pods per engine (leader + workers); minimum 2. Total GPUs = nodeCount x the main container's GPU request."),
+    "spec.components.roles": (
+        "Dynamo 1.6.0+: role-specific pod templates. Valid: component.podTemplate alone, or a podTemplate on "
+        "both the leader and the worker role. Invalid: component.podTemplate + any role podTemplate, or a "
+        "template on only one role. Role templates own the launch command: use $(DYNAMO_RANK) and "
+        "$(DYNAMO_LEADER_ADDRESS); the operator still adds --master-port=29500 for vLLM mp, keeps the TRT-LLM "
+        "worker readiness probe on port 2222 and mounts the MPI SSH key."),
+    "spec.components.podTemplate": (
+        "The operator merges this into container 'main'. Give both command and args: args without command run "
+        "as /bin/sh -c <args>. The operator injects multinode flags after the token that contains the backend "
+        "word (vllm, sglang), so a model path containing that word moves the insertion point."),
+    "metadata.annotations": (
+        'nvidia.com/enable-grove: "false" opts a new DGD out of Grove (LWS is used when LWS and Volcano are '
+        "installed). nvidia.com/kai-scheduler-queue picks the KAI queue (default dynamo; it must exist). "
+        "nvidia.com/vllm-distributed-executor-backend: mp|ray overrides the vLLM executor. "
+        "nvidia.com/dynamo-operator-origin-version is stamped at creation and gates features (1.6.0: DYNAMO_RANK)."),
+}
+
+
+def field_docs(path: List[str], version: str = "v1beta1", recursive: bool = False, openapi: Optional[dict] = None) -> dict:
+    """``kubectl explain``-style documentation of ``dgd.<path>``."""
+    from .errors import UsageError
+
+    root = openapi or schema.openapi(version)
+    node = root
+    for part in path:
+        while node.get("type") == "array" and "items" in node:
+            node = node["items"]
+        props = node.get("properties") or {}
+        if part not in props:
+            raise UsageError(f'field "{part}" does not exist in dgd.{".".join(path)} '
+                             f'(known: {", ".join(sorted(props)) or "none"})')
+        node = props[part]
+    key = ".".join(path)
+    return {
+        "group": schema.GROUP, "kind": schema.KIND, "version": version, "field": key or None,
+        "type": schema.type_name(node), "description": node.get("description", ""),
+        "fields": _field_rows(node, recursive),
+        "multinodeNotes": MULTINODE_NOTES.get(key),
+    }
+
+
+def _field_rows(node: dict, recursive: bool, depth: int = 0) -> List[dict]:
+    rows = []
+    for name, child, required in schema.fields(node):
+        rows.append({"name": name, "type": schema.type_name(child), "required": required, "depth": depth,
+                     "description": (child.get("description") or "").split("\n")[0]})
+        if recursive:
+            rows += _field_rows(child, True, depth + 1)
+    return rows

@@ -1,0 +1,201 @@
+"""The DGD schema, bundled: validation of manifests and the source of ``explain`` field docs.
+
+The bundled CRD (``data/crds/nvidia.com_dynamographdeployments.yaml``, 1.5.0) is 1.6 MB of YAML;
+parsing it on every ``explain -f`` would dominate the run time, so ``data/dgd-schema.json`` holds
+the two versions' ``openAPIV3Schema`` as JSON, generated from the CRD by
+``python -m kubectl_dynamo.schema`` (a unit test checks they agree). Generation adds the 1.6.0
+``components[].roles[]`` field to v1beta1 (from the 1.6.0 docs; the 1.5.0 CRD lacks it).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import sys
+from importlib import resources
+from typing import Iterator, List, Optional
+
+GROUP = "nvidia.com"
+KIND = "DynamoGraphDeployment"
+VERSIONS = ("v1alpha1", "v1beta1")
+CRD_FILE = "crds/nvidia.com_dynamographdeployments.yaml"
+SCHEMA_FILE = "dgd-schema.json"
+
+ROLES_DESCRIPTION = (
+    "Roles of a multinode component (Dynamo 1.6.0+): exactly `leader` and `worker`. `replicas` defaults to 1 "
+    "for the leader and multinode.nodeCount - 1 for the worker. A role podTemplate is a complete input, not a "
+    "patch: use it on every role and omit the component podTemplate, or on no role."
+)
+
+
+def _data(name: str):
+    return resources.files("kubectl_dynamo") / "data" / name
+
+
+@functools.lru_cache(maxsize=None)
+def openapi(version: str) -> dict:
+    """The ``openAPIV3Schema`` of a served version, with descriptions (for field docs)."""
+    with _data(SCHEMA_FILE).open("r", encoding="utf-8") as f:
+        return json.load(f)["versions"][version]
+
+
+def generate() -> dict:
+    """Build the JSON data file from the bundled CRD."""
+    import yaml
+
+    with _data(CRD_FILE).open("r", encoding="utf-8") as f:
+        crd = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    out = {"source": CRD_FILE, "group": crd["spec"]["group"], "kind": crd["spec"]["names"]["kind"],
+           "shortNames": crd["spec"]["names"].get("shortNames", []), "versions": {}}
+    for v in crd["spec"]["versions"]:
+        out["versions"][v["name"]] = v["schema"]["openAPIV3Schema"]
+    _add_roles(out["versions"]["v1beta1"])
+    return out
+
+
+def _add_roles(root: dict) -> None:
+    comp = root["properties"]["spec"]["properties"]["components"]["items"]
+    props = comp["properties"]
+    if "roles" in props:
+        return
+    provider = copy.deepcopy(props["multinode"]["properties"].get("leader", {}).get("properties", {})
+                             .get("providerOverride", {"type": "object", "x-kubernetes-preserve-unknown-fields": True}))
+    props["roles"] = {
+        "description": ROLES_DESCRIPTION,
+        "type": "array",
+        "maxItems": 2,
+        "items": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "description": "Role name: `leader` or `worker` for multinode."},
+                "replicas": {"type": "integer", "format": "int32", "minimum": 1,
+                             "description": "Pods of this role; must be 1 (leader) or nodeCount - 1 (worker)."},
+                "podTemplate": copy.deepcopy(props["podTemplate"]),
+                "providerOverride": provider,
+            },
+        },
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["name"],
+    }
+
+
+# -- validation -------------------------------------------------------------------------------
+def _to_json_schema(node):
+    """OpenAPI v3 (a structural CRD schema) -> JSON Schema draft 4, strict about unknown fields:
+    the API server would prune them silently; a user wants to know."""
+    if isinstance(node, list):
+        return [_to_json_schema(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _to_json_schema(v) for k, v in node.items()
+           if not k.startswith("x-kubernetes-") and k not in ("nullable", "description", "format")}
+    if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if node.get("nullable") and "type" in out:
+        out["type"] = [out["type"], "null"]
+    if "properties" in node and "additionalProperties" not in node and not node.get(
+            "x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(version: str):
+    import jsonschema
+
+    return jsonschema.Draft4Validator(_to_json_schema(openapi(version)))
+
+
+def schema_errors(doc: dict) -> List[dict]:
+    """Schema errors of a DGD against its apiVersion's schema: ``[{"path", "message"}]``."""
+    api = str(doc.get("apiVersion", ""))
+    version = api.split("/", 1)[1] if api.startswith(GROUP + "/") else None
+    if version not in VERSIONS:
+        return [{"path": "apiVersion", "message": f"unsupported apiVersion {api!r} (want nvidia.com/v1beta1 or v1alpha1)"}]
+    plain = _drop_nulls(json.loads(json.dumps(doc, default=str)))  # ruamel maps, dates -> plain JSON
+    out = []
+    for e in sorted(_validator(version).iter_errors(plain), key=lambda e: list(map(str, e.absolute_path))):
+        out.append({"path": _path(e.absolute_path), "message": _message(e)})
+    return out
+
+
+def _drop_nulls(node):
+    """The API server prunes null values of non-nullable fields before validating a custom
+    resource (e.g. ``containers: null``); the DGD schema marks almost nothing nullable."""
+    if isinstance(node, dict):
+        return {k: _drop_nulls(v) for k, v in node.items() if v is not None}
+    if isinstance(node, list):
+        return [_drop_nulls(v) for v in node]
+    return node
+
+
+def _path(parts) -> str:
+    text = ""
+    for p in parts:
+        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
+    return text or "(root)"
+
+
+def _message(e) -> str:
+    if e.validator == "additionalProperties":
+        return e.message.replace("Additional properties are not allowed", "unknown field(s)")
+    return e.message
+
+
+def pod_template_errors(template: dict, kube_version: str = "1.33") -> List[str]:
+    """Check a pod template as the Pod it becomes, with kubernetes-validate (built-in schemas)."""
+    import kubernetes_validate
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+           "spec": json.loads(json.dumps((template or {}).get("spec") or {"containers": []}, default=str))}
+    pod["spec"].setdefault("containers", [])
+    try:
+        kubernetes_validate.validate(pod, kube_version, strict=True)
+    except kubernetes_validate.ValidationError as e:
+        where = ".".join(str(p) for p in e.path)
+        return [f"{where}: {e.message}" if where else e.message]
+    return []
+
+
+# -- field docs (kubectl explain) ----------------------------------------------------------------
+def resolve(version: str, path: List[str]) -> Optional[dict]:
+    """The schema node at ``spec.components.multinode`` style path (arrays are stepped through)."""
+    node = openapi(version)
+    for part in path:
+        while node.get("type") == "array" and "items" in node:
+            node = node["items"]
+        props = node.get("properties") or {}
+        if part not in props:
+            return None
+        node = props[part]
+    return node
+
+
+def fields(node: dict) -> Iterator[tuple]:
+    while node.get("type") == "array" and "items" in node:
+        node = node["items"]
+    required = set(node.get("required") or [])
+    for name, child in sorted((node.get("properties") or {}).items()):
+        yield name, child, name in required
+
+
+def type_name(node: dict) -> str:
+    t = node.get("type")
+    if node.get("x-kubernetes-int-or-string"):
+        return "IntOrString"
+    if t == "array":
+        inner = node.get("items") or {}
+        return f"[]{type_name(inner)}"
+    if t == "object":
+        return "map[string]" + type_name(node["additionalProperties"]) if isinstance(
+            node.get("additionalProperties"), dict) and not node.get("properties") else "Object"
+    return {"string": "string", "integer": "integer", "boolean": "boolean", "number": "number"}.get(t, t or "Object")
+
+
+if __name__ == "__main__":  # regenerate data/dgd-schema.json from the bundled CRD
+    target = resources.files("kubectl_dynamo") / "data" / SCHEMA_FILE
+    with open(str(target), "w", encoding="utf-8") as f:
+        json.dump(generate(), f, separators=(",", ":"), sort_keys=True)
+    print(f"wrote {target}", file=sys.stderr)

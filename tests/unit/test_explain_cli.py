@@ -1,0 +1,115 @@
+"""`explain dgd` as a user runs it: offline files, stdin, field docs, exit codes."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kubectl_dynamo.cli import PROG, cli
+from kubectl_dynamo.explain import explain_documents
+from kubectl_dynamo.manifests import load
+from tests.conftest import REPO, SHARED, run_cli
+
+CORPUS = sorted((SHARED / "testdata" / "dgd-examples").rglob("*.yaml"))
+MIXED = REPO / "tests" / "data" / "explain" / "mixed.yaml"
+
+
+def invoke(*args, input=None):
+    return CliRunner().invoke(cli, list(args), prog_name=PROG, input=input)
+
+
+def test_corpus_present():
+    assert len(CORPUS) == 71
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_corpus_explains_without_a_crash(path):
+    result = explain_documents(load(str(path)))
+    assert result["items"], "every corpus file holds a DGD"
+    for item in result["items"]:
+        for comp in item["components"]:
+            roles = [r["name"] for r in comp["roles"]]
+            assert roles == (["leader", "worker"] if comp["multinode"] else ["main"])
+        assert not [f for f in item["findings"] if f["code"] == "schema-invalid"], item["findings"]
+
+
+def test_multi_document_skips_other_kinds_and_reports_errors():
+    r = invoke("explain", "dgd", "-f", str(MIXED), "-o", "json")
+    assert r.exit_code == 1  # the TP mismatch is an error
+    data = json.loads(r.output)
+    assert data["skipped"] == [{"document": 1, "kind": "ConfigMap", "reason": "not a DynamoGraphDeployment"}]
+    (item,) = data["items"]
+    assert any(f["code"] == "parallelism-mismatch" and f["severity"] == "error" for f in item["findings"])
+
+
+def test_single_dgd_json_is_the_contract_object():
+    path = SHARED / "testdata" / "dgd-examples" / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml"
+    r = invoke("explain", "dgd", "-f", str(path), "-o", "json")
+    data = json.loads(r.output)
+    assert set(data) == {"name", "namespace", "apiVersion", "operatorVersion", "originVersion", "provider",
+                         "orchestrator", "scheduler", "queue", "components", "findings"}
+    comp = next(c for c in data["components"] if c["name"] == "decode")
+    assert set(comp) >= {"name", "type", "backend", "multinode", "nodeCount", "gpusPerPod", "totalGpus", "mode",
+                         "roles"}
+    assert comp["mode"] in ("mp", "ray", "data-parallel", "elastic-ep", "none")
+
+
+def test_stdin_and_orchestrator_flag():
+    r = invoke("explain", "dgd", "-f", "-", "--orchestrator", "lws", "-o", "json", input=MIXED.read_text())
+    item = json.loads(r.output)["items"][0]
+    assert (item["provider"], item["orchestrator"]) == ("component", "lws")
+    worker = item["components"][0]["roles"][1]["podSpec"]["containers"][0]
+    assert "$(DYNAMO_LEADER_ADDRESS)" in " ".join(worker.get("args") or []) or worker["command"]
+
+
+def test_human_output_shows_roles_and_findings():
+    r = invoke("explain", "dgd", "-f", str(MIXED))
+    assert "component decode (decode, vllm): 2 nodes x 4 GPUs = 8 GPUs" in r.output
+    assert "role leader x1" in r.output and "role worker x1" in r.output
+    assert "parallelism-mismatch" in r.output
+    assert "skipped document 1 (ConfigMap)" in r.output
+
+
+def test_field_docs():
+    r = invoke("explain", "dgd.spec.components.multinode")
+    assert r.exit_code == 0
+    assert "FIELD: multinode <Object>" in r.output and "MULTINODE:" in r.output and "nodeCount" in r.output
+    r = invoke("explain", "dgd.spec.components", "--recursive", "-o", "json")
+    names = [f["name"] for f in json.loads(r.output)["fields"]]
+    assert "roles" in names and "nodeCount" in names
+    r = invoke("explain", "dgd.spec.services", "--api-version", "v1alpha1")
+    assert r.exit_code == 0 and "services" in r.output
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["explain", "dgd.spec.nope"], 2, 'error: field "nope" does not exist'),
+    (["explain", "pods", "-f", "x"], 2, 'error: unknown resource "pods"'),
+    (["explain", "dgd"], 2, "error: explain dgd needs NAME"),
+    (["explain", "dgd", "-f", "/nonexistent.yaml"], 2, "error: /nonexistent.yaml: no such file"),
+])
+def test_bad_input_is_one_line(args, code, message):
+    proc = run_cli(*args)
+    assert proc.returncode == code
+    assert proc.stderr.startswith(message) and "Traceback" not in proc.stderr
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: DynamoGraphDeployment\nmetadata: [unclosed\n")
+    proc = run_cli("explain", "dgd", "-f", str(bad))
+    assert proc.returncode == 2 and "invalid YAML" in proc.stderr and "line" in proc.stderr
+
+
+def test_schema_errors_are_findings(tmp_path):
+    doc = MIXED.read_text().split("---\n", 1)[1].replace("nodeCount: 2", "nodeCount: 2, bogus: true")
+    f = tmp_path / "x.yaml"
+    f.write_text(doc)
+    data = json.loads(invoke("explain", "dgd", "-f", str(f), "-o", "json").output)
+    assert any(x["code"] == "schema-invalid" and "bogus" in x["message"] for x in data["findings"])
+
+
+def test_explain_offline_never_imports_kubernetes():
+    from tests.unit.test_cli import _imports_kubernetes
+
+    assert _imports_kubernetes("explain", "dgd", "-f", str(MIXED)) == "CLEAN"
