@@ -1,0 +1,459 @@
+"""`generate dgd`: a correct multinode DynamoGraphDeployment from a few sizing flags.
+
+Pure: ``build(spec)`` turns a ``GenerateSpec`` into a DGD dict; ``check_sizing`` does the GPU
+arithmetic. The launch lines of 1.6 role templates (``role_args``, ``trtllm_role_command``) are
+shared with ``upgrade dgd --role-templates``.
+
+What the operator adds by itself (operator-behavior.md §2.6: ports, probes, Dynamo env; §2.2–2.4:
+multinode launch flags unless role templates own them) is deliberately *not* emitted, so the
+manifest stays short and the operator's defaults keep applying.
+
+Sizing model: one engine spans ``nodes`` pods with ``gpus_per_node`` GPUs each, so
+TP × PP must equal nodes × GPUs per node. DP is the number of such engines (the component's
+``replicas``); it does not count toward ``nodeCount`` (as the upstream profiler sizes nodeCount
+from TP × PP only).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from .operator import versions
+
+API_V1BETA1 = "nvidia.com/v1beta1"
+API_V1ALPHA1 = "nvidia.com/v1alpha1"
+API_VERSIONS = (API_V1BETA1, API_V1ALPHA1)
+BACKENDS = ("vllm", "sglang", "trtllm")
+ORCHESTRATORS = ("grove", "lws")
+ROLE_TEMPLATES_SINCE = "1.6.0"
+DEFAULT_OPERATOR_VERSION = versions.NEWEST
+
+ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
+ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
+GPU_RESOURCE = "nvidia.com/gpu"
+
+RANK = "$(DYNAMO_RANK)"
+LEADER_ADDRESS = "$(DYNAMO_LEADER_ADDRESS)"
+SGLANG_DIST_PORT = 29500  # the port the operator itself uses for --dist-init-addr
+SSH_PORT = 2222  # the operator keeps the TRT-LLM worker readiness probe on this port
+
+# Runtime images are published per Dynamo release; the tag follows the operator version.
+RUNTIME_IMAGE = {
+    "vllm": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:{v}",
+    "sglang": "nvcr.io/nvidia/ai-dynamo/sglang-runtime:{v}",
+    "trtllm": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:{v}",
+}
+_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_QUANTITY_RE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)(?:[KMGTPE]i|[kMGTPE])?$")
+_LABEL_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+
+class SpecError(ValueError):
+    """A flag combination that cannot produce a valid DGD (the CLI maps it to an exit code).
+
+    ``usage`` separates bad flag syntax (exit 2) from content that is wrong (exit 1).
+    """
+
+    def __init__(self, message: str, *, usage: bool = False, choices: Optional[List[str]] = None):
+        super().__init__(message)
+        self.usage = usage
+        self.choices = choices or []
+
+
+@dataclass
+class Engine:
+    """One engine component: ``replicas`` engines, each over ``nodes`` pods."""
+
+    name: str  # component name: worker | prefill | decode
+    type: str  # v1beta1 component type (same words)
+    nodes: int
+    gpus_per_node: int
+    tp: int
+    pp: int = 1
+    replicas: int = 1  # DP
+
+    @property
+    def multinode(self) -> bool:
+        return self.nodes > 1
+
+    @property
+    def total_gpus(self) -> int:
+        return self.nodes * self.gpus_per_node * self.replicas
+
+
+@dataclass
+class GenerateSpec:
+    name: str
+    backend: str
+    model: str
+    engines: List[Engine]
+    image: Optional[str] = None
+    namespace: Optional[str] = None
+    frontend: bool = True
+    orchestrator: str = "grove"
+    queue: Optional[str] = None
+    role_templates: bool = False
+    leader_node_selector: Dict[str, str] = field(default_factory=dict)
+    worker_node_selector: Dict[str, str] = field(default_factory=dict)
+    leader_image: Optional[str] = None
+    worker_image: Optional[str] = None
+    compilation_cache: Optional[Tuple[str, Optional[str]]] = None  # (pvc, mount path)
+    shared_memory: Optional[str] = None
+    api_version: str = API_V1BETA1
+    operator_version: str = DEFAULT_OPERATOR_VERSION
+
+    @property
+    def default_image(self) -> str:
+        return self.image or RUNTIME_IMAGE[self.backend].format(v=self.operator_version)
+
+
+# ---------------------------------------------------------------------------------- sizing
+
+def nearest_choices(nodes: int, gpus: int, tp: int, pp: int) -> List[str]:
+    """Flag changes that make TP × PP = nodes × GPUs per node, closest to the request first."""
+    capacity, world = nodes * gpus, tp * pp
+    out: List[str] = []
+
+    def add(text: str) -> None:
+        if text not in out:
+            out.append(text)
+
+    if capacity % pp == 0:
+        add(f"--tp {capacity // pp}" + (f" --pp {pp}" if pp > 1 else "") +
+            f"  (keep --nodes {nodes} --gpus-per-node {gpus})")
+    if nodes > 1 and (gpus != tp or nodes != pp):
+        add(f"--tp {gpus} --pp {nodes}  (tensor parallel inside a node, pipeline parallel across nodes)")
+    if world % gpus == 0:
+        add(f"--nodes {world // gpus}  (keep TP×PP = {world} with {gpus} GPUs per node)")
+    if world % nodes == 0 and world // nodes >= 1:
+        add(f"--gpus-per-node {world // nodes}  (keep TP×PP = {world} over {nodes} nodes)")
+    return out
+
+
+def check_sizing(engine: Engine) -> None:
+    """TP × PP must equal the GPUs of one engine; raise SpecError with the nearest choices."""
+    for flag, value in (("nodes", engine.nodes), ("gpus-per-node", engine.gpus_per_node),
+                        ("tp", engine.tp), ("pp", engine.pp), ("dp", engine.replicas)):
+        if not isinstance(value, int) or value < 1:
+            raise SpecError(f"--{flag} must be a whole number >= 1 (got {value!r})", usage=True)
+    world, capacity = engine.tp * engine.pp, engine.nodes * engine.gpus_per_node
+    if world == capacity:
+        return
+    choices = nearest_choices(engine.nodes, engine.gpus_per_node, engine.tp, engine.pp)
+    raise SpecError(
+        f"{engine.name}: TP×PP = {engine.tp}×{engine.pp} = {world} but one engine spans {engine.nodes} node(s) × "
+        f"{engine.gpus_per_node} GPUs = {capacity} GPUs (TP×PP must equal nodes × GPUs per node; DP adds whole "
+        f"engines and does not count)", choices=choices)
+
+
+def engine(name: str, nodes: int, gpus_per_node: int, tp: Optional[int], pp: Optional[int],
+           dp: Optional[int]) -> Engine:
+    """An engine with the default TP = nodes × GPUs per node / PP (one engine over all its GPUs)."""
+    pp = pp or 1
+    if tp is None:
+        capacity = nodes * gpus_per_node
+        tp = capacity // pp if pp and capacity % pp == 0 else capacity
+    return Engine(name=name, type=name, nodes=nodes, gpus_per_node=gpus_per_node, tp=tp, pp=pp, replicas=dp or 1)
+
+
+# ---------------------------------------------------------------------------------- validation
+
+def validate_spec(spec: GenerateSpec) -> None:
+    if not _NAME_RE.match(spec.name or "") or len(spec.name) > 63:
+        raise SpecError(f"invalid name {spec.name!r}: use lower-case letters, digits and '-' (at most 63)",
+                        usage=True)
+    if spec.backend not in BACKENDS:
+        raise SpecError(f"--backend must be one of {', '.join(BACKENDS)}", usage=True)
+    if spec.orchestrator not in ORCHESTRATORS:
+        raise SpecError(f"--orchestrator must be one of {', '.join(ORCHESTRATORS)}", usage=True)
+    if spec.api_version not in API_VERSIONS:
+        raise SpecError(f"--api-version must be one of {', '.join(API_VERSIONS)}", usage=True)
+    if not versions.is_valid(spec.operator_version):
+        raise SpecError(f"--operator-version {spec.operator_version!r} is not a version such as 1.6.0", usage=True)
+    if not spec.model:
+        raise SpecError("--model is required", usage=True)
+    if spec.queue is not None and spec.orchestrator != "grove":
+        raise SpecError("--queue sets the KAI Scheduler queue, which only Grove uses; drop it with "
+                        "--orchestrator lws", usage=True)
+    role_only = [f for f, v in (("--leader-node-selector", spec.leader_node_selector),
+                                ("--worker-node-selector", spec.worker_node_selector),
+                                ("--leader-image", spec.leader_image), ("--worker-image", spec.worker_image)) if v]
+    if role_only and not spec.role_templates:
+        raise SpecError(f"{', '.join(role_only)} need --role-templates", usage=True)
+    if spec.role_templates:
+        if spec.api_version == API_V1ALPHA1:
+            raise SpecError("--role-templates needs nvidia.com/v1beta1 (components[].roles does not exist in "
+                            "v1alpha1); drop --api-version nvidia.com/v1alpha1")
+        if not versions.at_least(spec.operator_version, ROLE_TEMPLATES_SINCE):
+            raise SpecError(f"--role-templates needs Dynamo operator >= {ROLE_TEMPLATES_SINCE} "
+                            f"(--operator-version is {spec.operator_version}): older operators reject or prune "
+                            "components[].roles")
+        if not any(e.multinode for e in spec.engines):
+            raise SpecError("--role-templates needs a multinode engine (--nodes 2 or more)", usage=True)
+    if spec.compilation_cache:
+        pvc, path = spec.compilation_cache
+        if not _NAME_RE.match(pvc or ""):
+            raise SpecError(f"--compilation-cache: invalid PVC name {pvc!r}", usage=True)
+        if path is not None and not path.startswith("/"):
+            raise SpecError(f"--compilation-cache: mount path {path!r} must be absolute", usage=True)
+        if path is None and spec.backend != "vllm":
+            # graph.go applyCompilationCache: only vLLM has a default mount path.
+            raise SpecError(f"--compilation-cache needs PVC:PATH for {spec.backend} (only vllm has a default "
+                            "path, /root/.cache/vllm)", usage=True)
+    if spec.shared_memory is not None and not _QUANTITY_RE.match(spec.shared_memory):
+        raise SpecError(f"--shared-memory {spec.shared_memory!r} is not a size such as 16Gi", usage=True)
+    for e in spec.engines:
+        check_sizing(e)
+
+
+def parse_selector(text: Optional[str]) -> Dict[str, str]:
+    """``key=value[,key=value]`` as kubectl's -l writes it."""
+    out: Dict[str, str] = {}
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        name = key.rsplit("/", 1)[-1]
+        if not sep or not _LABEL_RE.match(name) or (value and not _LABEL_RE.match(value)):
+            raise SpecError(f"invalid node selector {part!r}: use key=value[,key=value]", usage=True)
+        out[key] = value
+    return out
+
+
+def parse_cache(text: Optional[str]) -> Optional[Tuple[str, Optional[str]]]:
+    if not text:
+        return None
+    pvc, sep, path = text.partition(":")
+    return pvc, (path if sep else None)
+
+
+# ---------------------------------------------------------------------------------- launch lines
+
+def engine_args(backend: str, model: str, eng: Engine, *, disaggregated: bool) -> List[str]:
+    """The engine's own flags (model, parallelism, disaggregation role)."""
+    if backend == "vllm":
+        args = ["--model", model, "--tensor-parallel-size", str(eng.tp)]
+        if eng.pp > 1:
+            args += ["--pipeline-parallel-size", str(eng.pp)]
+    elif backend == "sglang":
+        args = ["--model-path", model, "--served-model-name", model, "--tp-size", str(eng.tp)]
+        if eng.pp > 1:
+            args += ["--pp-size", str(eng.pp)]
+    else:
+        args = ["--model-path", model, "--served-model-name", model, "--tensor-parallel-size", str(eng.tp)]
+        if eng.pp > 1:
+            args += ["--pipeline-parallel-size", str(eng.pp)]
+    if disaggregated:
+        args += ["--disaggregation-mode", eng.type]
+        if backend == "sglang":
+            args += ["--disaggregation-transfer-backend", "nixl"]
+    return args
+
+
+def role_args(backend: str, nodes: int, role: str) -> List[str]:
+    """Topology flags an authored 1.6 role template carries (the seed example's form).
+
+    vLLM mp: ``--nnodes/--node-rank/--master-addr`` (the operator adds ``--master-port=29500``);
+    workers run ``--headless``. SGLang: ``--dist-init-addr <leader>:29500 --nnodes --node-rank``.
+    """
+    if backend == "vllm":
+        args = ["--distributed-executor-backend", "mp", "--nnodes", str(nodes), "--node-rank", RANK,
+                "--master-addr", LEADER_ADDRESS]
+        return args + (["--headless"] if role == "worker" else [])
+    if backend == "sglang":
+        return ["--dist-init-addr", f"{LEADER_ADDRESS}:{SGLANG_DIST_PORT}", "--nnodes", str(nodes),
+                "--node-rank", RANK]
+    raise ValueError(f"{backend} role templates are shell scripts; use trtllm_role_command")
+
+
+# The literal "\n" are printf escapes. Same SSH layout the operator uses (keys from /ssh-pk).
+_SSH_CLIENT = [
+    "mkdir -p $HOME/.ssh $HOME/.ssh/host_keys $HOME/.ssh/run",
+    "cp /ssh-pk/private.key $HOME/.ssh/id_rsa",
+    "cp /ssh-pk/private.key.pub $HOME/.ssh/id_rsa.pub",
+    "cp /ssh-pk/private.key.pub $HOME/.ssh/authorized_keys",
+    "chmod 600 $HOME/.ssh/id_rsa $HOME/.ssh/authorized_keys",
+    "chmod 644 $HOME/.ssh/id_rsa.pub",
+    f"printf 'Host *\\nIdentityFile '$HOME'/.ssh/id_rsa\\nStrictHostKeyChecking no\\nPort {SSH_PORT}\\n' "
+    "> $HOME/.ssh/config",
+]
+_SSHD = [
+    "ssh-keygen -q -t ed25519 -f $HOME/.ssh/host_keys/ssh_host_ed25519_key -N ''",
+    f"printf 'Port {SSH_PORT}\\nHostKey '$HOME'/.ssh/host_keys/ssh_host_ed25519_key\\nPidFile '$HOME'/.ssh/run/sshd.pid"
+    "\\nStrictModes no\\nPermitRootLogin yes\\nPasswordAuthentication no\\nPubkeyAuthentication yes\\n"
+    "AuthorizedKeysFile '$HOME'/.ssh/authorized_keys\\n' > $HOME/.ssh/sshd_config",
+    "exec /usr/sbin/sshd -D -e -f $HOME/.ssh/sshd_config",
+]
+
+
+def _worker_host_expr(orchestrator: str, index: int) -> str:
+    """Worker ``index`` (1-based rank) derived from the leader's address, provider by provider:
+    Grove ``…-<comp>-ldr-0.<svc>`` -> ``…-<comp>-wkr-<rank-1>.<svc>``; LWS ``<lws>-<g>.<lws>.<ns>``
+    -> ``<lws>-<g>-<rank>.<lws>.<ns>`` (there is no portable alias for worker addresses)."""
+    if orchestrator == "grove":
+        return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/-ldr-0\\./-wkr-{index - 1}\\./')"
+    return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/\\./-{index}\\./')"
+
+
+def trtllm_role_command(role: str, *, nodes: int, gpus_per_node: int, orchestrator: str,
+                        launch: str) -> List[str]:
+    """``[/bin/sh, -c, script]`` for a TRT-LLM role: the worker runs sshd on port 2222 (the operator
+    probes it there), the leader waits for the workers' DNS and runs ``mpirun`` over all pods."""
+    if role == "worker":
+        return ["/bin/sh", "-c", " && ".join(_SSH_CLIENT + _SSHD)]
+    workers = " ".join(_worker_host_expr(orchestrator, i) for i in range(1, nodes))
+    wait = (f'HOSTS="$DYNAMO_LEADER_ADDRESS"; for w in {workers}; do HOSTS="$HOSTS,$w"; '
+            'until getent hosts "$w" >/dev/null 2>&1; do echo "waiting for DNS of $w"; sleep 2; done; done')
+    mpirun = (f'mpirun $([ "$(id -u)" = "0" ] && echo --allow-run-as-root) --oversubscribe '
+              f"-n {nodes * gpus_per_node} -H \"$HOSTS\" --mca pml ob1 "
+              f"--mca plm_rsh_args \"-p {SSH_PORT} -o StrictHostKeyChecking=no -i $HOME/.ssh/id_rsa\" "
+              "-x HF_TOKEN -x HF_HOME -x PATH -x LD_LIBRARY_PATH -x PYTHONPATH -x HOME "
+              f"bash -c 'trtllm-llmapi-launch {launch}'")
+    return ["/bin/sh", "-c", " && ".join(_SSH_CLIENT + [wait, mpirun])]
+
+
+def python_launch(backend: str) -> List[str]:
+    return ["python3", "-m", f"dynamo.{backend}"]
+
+
+# ---------------------------------------------------------------------------------- the DGD
+
+def _gpu_resources(gpus: int, api_version: str) -> dict:
+    key = "gpu" if api_version == API_V1ALPHA1 else GPU_RESOURCE
+    return {"limits": {key: str(gpus)}}
+
+
+def _container(image: str, command: List[str], args: List[str], gpus: int = 0) -> dict:
+    c = {"name": "main", "image": image, "command": command}
+    if args:
+        c["args"] = args
+    if gpus:
+        c["resources"] = _gpu_resources(gpus, API_V1BETA1)
+    return c
+
+
+def _metadata(spec: GenerateSpec) -> dict:
+    meta: dict = {"name": spec.name}
+    if spec.namespace:
+        meta["namespace"] = spec.namespace
+    annotations = {}
+    if spec.orchestrator == "lws":
+        annotations[ANN_ENABLE_GROVE] = "false"  # opt out of Grove so the LWS path is taken
+    if spec.queue:
+        annotations[ANN_KAI_QUEUE] = spec.queue
+    if annotations:
+        meta["annotations"] = annotations
+    return meta
+
+
+def _role_template(spec: GenerateSpec, eng: Engine, role: str, base_args: List[str]) -> dict:
+    image = (spec.leader_image if role == "leader" else spec.worker_image) or spec.default_image
+    if spec.backend == "trtllm":
+        launch = " ".join(python_launch(spec.backend) + base_args)
+        command = trtllm_role_command(role, nodes=eng.nodes, gpus_per_node=eng.gpus_per_node,
+                                      orchestrator=spec.orchestrator, launch=launch)
+        container = _container(image, command[:2], command[2:], eng.gpus_per_node)
+    else:
+        container = _container(image, python_launch(spec.backend),
+                               base_args + role_args(spec.backend, eng.nodes, role), eng.gpus_per_node)
+    pod: dict = {}
+    selector = spec.leader_node_selector if role == "leader" else spec.worker_node_selector
+    if selector:
+        pod["nodeSelector"] = dict(selector)
+    pod["containers"] = [container]
+    return {"spec": pod}
+
+
+def _engine_component(spec: GenerateSpec, eng: Engine, disaggregated: bool) -> dict:
+    args = engine_args(spec.backend, spec.model, eng, disaggregated=disaggregated)
+    comp: dict = {"name": eng.name, "type": eng.type, "replicas": eng.replicas}
+    if eng.multinode:
+        comp["multinode"] = {"nodeCount": eng.nodes}
+    if spec.shared_memory:
+        comp["sharedMemorySize"] = spec.shared_memory
+    if spec.compilation_cache:
+        pvc, path = spec.compilation_cache
+        comp["compilationCache"] = {"pvcName": pvc, **({"mountPath": path} if path else {})}
+    if spec.role_templates and eng.multinode:
+        comp["roles"] = [{"name": r, "podTemplate": _role_template(spec, eng, r, args)} for r in ("leader", "worker")]
+    else:
+        # The operator adds the multinode launch flags itself (leader/worker, rank, address).
+        comp["podTemplate"] = {"spec": {"containers": [
+            _container(spec.default_image, python_launch(spec.backend), args, eng.gpus_per_node)]}}
+    return comp
+
+
+def _frontend(spec: GenerateSpec) -> dict:
+    return {"name": "frontend", "type": "frontend", "replicas": 1,
+            "podTemplate": {"spec": {"containers": [
+                _container(spec.default_image, ["python3", "-m", "dynamo.frontend"], [])]}}}
+
+
+def build(spec: GenerateSpec) -> dict:
+    """The DGD for ``spec`` (validated first; raises SpecError)."""
+    validate_spec(spec)
+    disaggregated = any(e.type in ("prefill", "decode") for e in spec.engines)
+    components = ([_frontend(spec)] if spec.frontend else []) + [
+        _engine_component(spec, e, disaggregated) for e in spec.engines]
+    doc = {"apiVersion": API_V1BETA1, "kind": "DynamoGraphDeployment", "metadata": _metadata(spec),
+           "spec": {"backendFramework": spec.backend, "components": components}}
+    return to_v1alpha1(doc) if spec.api_version == API_V1ALPHA1 else doc
+
+
+def to_v1alpha1(doc: dict) -> dict:
+    """The same generated DGD in the deprecated v1alpha1 shape (for operators that predate v1beta1):
+    ``spec.services`` map, ``resources.limits.gpu``, ``extraPodSpec.mainContainer``."""
+    services = {}
+    for comp in doc["spec"]["components"]:
+        svc: dict = {}
+        ctype = comp["type"]
+        if ctype in ("prefill", "decode"):
+            svc.update(componentType="worker", subComponentType=ctype)
+        else:
+            svc["componentType"] = ctype
+        svc["replicas"] = comp.get("replicas", 1)
+        if "multinode" in comp:
+            svc["multinode"] = dict(comp["multinode"])
+        main = dict(comp["podTemplate"]["spec"]["containers"][0])
+        main.pop("name", None)
+        limits = (main.pop("resources", None) or {}).get("limits") or {}
+        if GPU_RESOURCE in limits:
+            svc["resources"] = {"limits": {"gpu": limits[GPU_RESOURCE]}}
+        if "sharedMemorySize" in comp:
+            svc["sharedMemory"] = {"size": comp["sharedMemorySize"]}
+        cache = comp.get("compilationCache")
+        if cache:
+            mount = {"name": cache["pvcName"], "useAsCompilationCache": True}
+            if cache.get("mountPath"):
+                mount["mountPoint"] = cache["mountPath"]
+            svc["volumeMounts"] = [mount]
+        svc["extraPodSpec"] = {"mainContainer": main}
+        services[comp["name"]] = svc
+    spec = {"backendFramework": doc["spec"]["backendFramework"], "services": services}
+    return {"apiVersion": API_V1ALPHA1, "kind": doc["kind"], "metadata": doc["metadata"], "spec": spec}
+
+
+def pod_templates(doc: dict) -> List[Tuple[str, dict]]:
+    """``[(where, pod template)]`` of a generated DGD, v1alpha1 main containers included."""
+    if doc.get("apiVersion") == API_V1ALPHA1:
+        return [(f"spec.services.{name}", {"spec": {"containers": [
+            dict(svc["extraPodSpec"]["mainContainer"], name="main")]}})
+            for name, svc in doc["spec"]["services"].items()]
+    out = []
+    for i, comp in enumerate(doc["spec"]["components"]):
+        if "podTemplate" in comp:
+            out.append((f"spec.components[{i}].podTemplate", comp["podTemplate"]))
+        for j, role in enumerate(comp.get("roles") or []):
+            out.append((f"spec.components[{i}].roles[{j}].podTemplate", role["podTemplate"]))
+    return out
+
+
+def summary(spec: GenerateSpec) -> List[dict]:
+    """One row per engine for ``-o table``."""
+    return [{"component": e.name, "nodes": e.nodes, "gpusPerNode": e.gpus_per_node, "tp": e.tp, "pp": e.pp,
+             "replicas": e.replicas, "totalGpus": e.total_gpus,
+             "roles": "leader+worker templates" if (spec.role_templates and e.multinode)
+             else ("leader+worker (operator)" if e.multinode else "single pod")} for e in spec.engines]
