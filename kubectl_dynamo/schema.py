@@ -144,19 +144,32 @@ def _message(e) -> str:
     return e.message
 
 
-def pod_template_errors(template: dict, kube_version: str = "1.33") -> List[str]:
-    """Check a pod template as the Pod it becomes, with kubernetes-validate (built-in schemas)."""
-    import kubernetes_validate
+@functools.lru_cache(maxsize=None)
+def _pod_validator(kube_version: str):
+    """kubernetes-validate's strict Pod schema, built once: its own ``validate()`` re-reads the
+    multi-megabyte definitions file on every call."""
+    import jsonschema
+    from kubernetes_validate import utils
+    from referencing import Registry, Resource
 
+    version = [v for v in utils.all_versions() if utils.major_minor(v) <= kube_version][-1]
+    base = f"kubernetes-json-schema/v{version}-local-strict"
+    pod = utils.schema_contents(f"{base}/pod-v1.json", kube_version)
+    defs = utils.schema_contents(f"{base}/_definitions.json", kube_version)
+    registry = Resource.from_contents(defs) @ (Resource.from_contents(pod) @ Registry())
+    return jsonschema.validators.Draft202012Validator(pod, registry=registry)
+
+
+def pod_template_errors(template: dict, kube_version: str = "1.33") -> List[str]:
+    """Check a pod template as the Pod it becomes, with kubernetes-validate's built-in schemas."""
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
            "spec": json.loads(json.dumps((template or {}).get("spec") or {"containers": []}, default=str))}
     pod["spec"].setdefault("containers", [])
-    try:
-        kubernetes_validate.validate(pod, kube_version, strict=True)
-    except kubernetes_validate.ValidationError as e:
+    out = []
+    for e in sorted(_pod_validator(kube_version).iter_errors(pod), key=lambda e: list(map(str, e.path))):
         where = ".".join(str(p) for p in e.path)
-        return [f"{where}: {e.message}" if where else e.message]
-    return []
+        out.append(f"{where}: {e.message}" if where else e.message)
+    return out
 
 
 # -- field docs (kubectl explain) ----------------------------------------------------------------

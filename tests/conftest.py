@@ -51,7 +51,10 @@ def sandbox(tmp_path_factory, request):
         pytest.fail(f"the sandbox binaries are missing ({check.stderr.strip()}); run: scripts/sandbox build",
                     pytrace=False)
     workdir = tmp_path_factory.mktemp("sandbox")
-    up = subprocess.run(["bash", str(SANDBOX), "up", str(workdir)], capture_output=True, text=True, timeout=600)
+    # Room for every doctor scenario's GPU pods side by side (8 nodes x 8 fake GPUs).
+    env = {**os.environ, "SANDBOX_GPU_NODES": os.environ.get("SANDBOX_GPU_NODES", "8")}
+    up = subprocess.run(["bash", str(SANDBOX), "up", str(workdir)], capture_output=True, text=True, timeout=600,
+                        env=env)
     if up.returncode != 0:
         subprocess.run(["bash", str(SANDBOX), "down", str(workdir)], timeout=120)
         pytest.fail(f"the sandbox control plane did not start:\n{up.stderr[-4000:]}", pytrace=False)

@@ -172,17 +172,22 @@ def orchestrator_unhealthy(view: ClusterView):
 @check("orchestrator-too-old", "error")
 def orchestrator_too_old(view: ClusterView):
     """An orchestrator is older than the Dynamo operator version needs."""
-    table = compatibility(view.operator["version"]) or COMPATIBILITY["1.6"]
+    from .registry import Finding
+
+    op_version = view.operator["version"]
+    table = compatibility(op_version) or COMPATIBILITY["1.6"]
+    # Without an operator the newest line is only advice for the one you would install.
+    severity = "error" if op_version else "warning"
+    target = f"Dynamo operator {op_version}" if op_version else f"a new Dynamo operator ({versions.NEWEST})"
     for key, label in (("grove", "Grove"), ("kai", "KAI Scheduler")):
         got, need = view.orch[key]["version"], table[key]
         if got and versions.parse(got) and not versions.tag_at_least(got, need):
-            yield (f"{label} {got} is older than {need}, the minimum for Dynamo operator "
-                   f"{view.operator['version'] or versions.NEWEST}",
-                   f"upgrade {label} to {need} or newer")
+            yield Finding("orchestrator-too-old", severity, f"{label} {got} is older than {need}, the minimum for "
+                          f"{target}", f"upgrade {label} to {need} or newer")
     got = view.orch["lws"]["version"]
     if got and versions.parse(got) and not versions.tag_at_least(got, LWS_MINIMUM):
-        yield (f"LWS {got} is older than {LWS_MINIMUM}, the minimum for Dynamo",
-               "kubectl dynamo install --orchestrator lws --upgrade")
+        yield Finding("orchestrator-too-old", "error", f"LWS {got} is older than {LWS_MINIMUM}, the minimum for Dynamo",
+                      "kubectl dynamo install --orchestrator lws --upgrade")
 
 
 @check("lws-without-disaggregatedset", "info")

@@ -35,16 +35,18 @@ class Check:
     summary: str = field(default="")
 
 
-REGISTRY: Dict[str, Check] = {}
+# (scope, code) -> Check. One code may be checked at two scopes (e.g. kai-queue-missing for the
+# cluster's default queue and for each DGD's own queue) with one meaning.
+REGISTRY: Dict[tuple, Check] = {}
 
 
 def check(code: str, severity: str, scope: str = "cluster"):
     assert severity in SEVERITIES, severity
-    assert code not in REGISTRY, f"duplicate check code {code}"
+    assert (scope, code) not in REGISTRY, f"duplicate check {scope}/{code}"
 
     def register(fn):
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        REGISTRY[code] = Check(code, severity, scope, fn, summary)
+        REGISTRY[(scope, code)] = Check(code, severity, scope, fn, summary)
         return fn
 
     return register
@@ -64,6 +66,10 @@ def run(scope: str, facts, *, only: Optional[Iterable[str]] = None) -> List[Find
                 message, hint = item
                 out.append(Finding(c.code, c.severity, message, hint))
     return out
+
+
+def codes() -> set:
+    return {code for _, code in REGISTRY}
 
 
 def at_least(severity: str, threshold: str) -> bool:

@@ -33,9 +33,9 @@ def cli():
 
 def _register():
     # Command modules import only click and stdlib at module level (see tests/unit/test_imports.py).
-    from . import completion, detect, explain, version
+    from . import completion, detect, doctor, explain, generate, install, upgrade, version
 
-    for module in (detect, explain, version, completion):
+    for module in (detect, explain, generate, upgrade, doctor, install, version, completion):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -6,9 +6,9 @@ fake nodes, so the Deployments really become Available.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from pathlib import Path
 
 import yaml
 
@@ -25,13 +25,16 @@ def crd_files(project: str):
     return sorted((CRD_DIR / project).glob("*.yaml"))
 
 
-def crd_names(project: str):
+@functools.lru_cache(maxsize=None)
+def crd_names(project: str) -> tuple:
+    """CRD names of a set (parsed once: the files are megabytes; libyaml when available)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     names = []
     for f in crd_files(project):
-        for doc in yaml.safe_load_all(f.read_text()):
+        for doc in yaml.load_all(f.read_text(), Loader=loader):
             if doc and doc.get("kind") == "CustomResourceDefinition":
                 names.append(doc["metadata"]["name"])
-    return names
+    return tuple(names)
 
 
 def deployment(name, namespace, labels, containers, volumes=None):
@@ -133,8 +136,14 @@ class World:
 
     def __init__(self, sandbox):
         self.sb = sandbox
-        self.crds = set()
-        self.objects = []  # (kind, namespace, name) created by the current scenario
+        self.objects = []  # (kind, namespace, name, apiVersion) created by the current scenario
+
+    @property
+    def crds(self) -> set:
+        """The CRD sets fully installed now (read from the cluster: several test modules share it)."""
+        present = set(self.sb.kubectl("get", "crd", "-o", "name").stdout.split())
+        return {p for p in PROJECTS if all(f"customresourcedefinition.apiextensions.k8s.io/{n}" in present
+                                           for n in crd_names(p))}
 
     def apply(self, docs):
         text = "\n---\n".join(json.dumps(d) for d in docs)
@@ -162,22 +171,22 @@ class World:
     def ensure(self, projects):
         """Install exactly these CRD sets (idempotent) and wait until discovery agrees."""
         want = set(projects)
-        for p in sorted(self.crds - want):
+        have = self.crds
+        for p in sorted(have - want):
             self.sb.kubectl("delete", "crd", *crd_names(p), "--ignore-not-found", "--wait=true")
-        for p in sorted(want - self.crds):
+        for p in sorted(want - have):
             args = ["apply", "--server-side", "--force-conflicts"]
             for f in crd_files(p):
                 args += ["-f", str(f)]
             self.sb.kubectl(*args)
             self.sb.kubectl("wait", "--for=condition=Established", "--timeout=60s",
                             *[f"crd/{n}" for n in crd_names(p)])
-        self.crds = want
-        self.wait_discovery()
+        self.wait_discovery(want)
 
-    def wait_discovery(self, timeout=30.0):
+    def wait_discovery(self, projects, timeout=30.0):
         """Discovery follows CRD changes asynchronously: poll until /apis matches the CRDs."""
         expected = set()
-        for p in self.crds:
+        for p in projects:
             for n in crd_names(p):
                 expected.add(n.split(".", 1)[1])
         every = {n.split(".", 1)[1] for p in PROJECTS for n in crd_names(p)}

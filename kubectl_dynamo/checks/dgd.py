@@ -1,0 +1,336 @@
+"""Per-DGD checks: the simulation's expectation against the live pods and objects.
+
+Each check receives a ``doctor.DgdView`` and yields ``Finding``s naming the object at fault.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..operator import selection
+from .registry import Finding, check
+
+MIN_SHM_BYTES = 8 * 1024 ** 3  # the operator's default /dev/shm
+RESTARTS_CRASHLOOP = 3
+MPI_KEYS = ("private.key", "private.key.pub")
+WAIT_LEADER_INIT = "wait-for-leader-mp"
+# Findings after which the operator renders nothing: missing pods are their consequence, not news.
+BLOCKING = ("no-multinode-orchestrator", "kai-queue-missing", "scheduler-integration-conflict",
+            "workload-provider-unavailable", "render-error", "backend-framework-mismatch")
+
+
+def _f(code, severity, obj, message, hint):
+    return Finding(code, severity, message, hint, obj)
+
+
+def _multinode(view):
+    return [c for c in view.components if c.expected["multinode"]]
+
+
+def _explain_findings(view, code):
+    for f in view.explained["findings"]:
+        if f["code"] == code:
+            where = f" (component {f['component']})" if f["component"] else ""
+            yield _f(code, f["severity"], view.obj(), f["message"] + where, f["hint"])
+
+
+@check("no-multinode-orchestrator", "error", scope="dgd")
+def dgd_no_orchestrator(view):
+    """A multinode DGD on the component provider without LWS: the operator fails it."""
+    yield from _explain_findings(view, "no-multinode-orchestrator")
+
+
+@check("kai-queue-missing", "error", scope="dgd")
+def dgd_queue_missing(view):
+    yield from _explain_findings(view, "kai-queue-missing")
+
+
+@check("parallelism-mismatch", "error", scope="dgd")
+def parallelism(view):
+    """TP×PP(×DP) does not match GPUs per pod × nodeCount."""
+    yield from _explain_findings(view, "parallelism-mismatch")
+
+
+@check("no-gpu-request", "error", scope="dgd")
+def no_gpu(view):
+    yield from _explain_findings(view, "no-gpu-request")
+
+
+@check("topology-vars-unavailable", "error", scope="dgd")
+def topology_vars(view):
+    """The manifest uses $(DYNAMO_RANK)/$(DYNAMO_LEADER_ADDRESS) but the origin version is < 1.6.0."""
+    yield from _explain_findings(view, "topology-vars-unavailable")
+
+
+@check("group-incomplete", "error", scope="dgd")
+def group_incomplete(view):
+    """A multinode group has fewer pods than nodeCount (or none at all)."""
+    blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
+    for c in _multinode(view):
+        n = c.expected["nodeCount"]
+        if not c.groups and not blocked:  # a blocked render explains the absence itself
+            yield _f("group-incomplete", "error", view.obj(),
+                     f"component {c.name}: no pods exist for its {n}-pod multinode group",
+                     f"kubectl get dgd {view.name} -n {view.namespace} -o yaml   (status and conditions say why "
+                     f"the operator rendered nothing)")
+            continue
+        for g in c.groups.values():
+            if len(g.pods) < n:
+                yield _f("group-incomplete", "error", view.obj(),
+                         f"component {c.name} group {g.index}: {len(g.pods)} of {n} pods exist "
+                         f"(leader {len(g.role('leader'))}, workers {len(g.role('worker'))} of {n - 1})",
+                         "check the PodClique / LeaderWorkerSet status and its events for why pods are not created")
+
+
+@check("insufficient-gpus", "error", scope="dgd")
+def insufficient_gpus(view):
+    """Pods stay Pending because no node has enough free nvidia.com/gpu."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            for p in g.pods:
+                cond = p.condition("PodScheduled") or {}
+                if not p.scheduled and "Insufficient nvidia.com/gpu" in (cond.get("message") or ""):
+                    want = c.expected["gpusPerPod"]
+                    yield _f("insufficient-gpus", "error", p.obj(),
+                             f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
+                             f"{cond.get('message')} (it needs {want} GPUs on one node)",
+                             "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
+                             "kubectl describe node | grep -A5 Allocated")
+
+
+def _pending_reason(p) -> str:
+    cond = p.condition("PodScheduled") or {}
+    return cond.get("message") or cond.get("reason") or "not scheduled"
+
+
+@check("gang-partial", "error", scope="dgd")
+def gang_partial(view):
+    """Part of a gang is scheduled while the rest waits: the gang is not enforced."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            placed = [p for p in g.pods if p.scheduled]
+            waiting = [p for p in g.pods if not p.scheduled and not p.gates]
+            gpu_short = [p for p in waiting if "Insufficient nvidia.com/gpu" in _pending_reason(p)]
+            if placed and waiting and not gpu_short:
+                names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+                sched = placed[0].spec.get("schedulerName") or "default-scheduler"
+                yield _f("gang-partial", "error", view.obj(),
+                         f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
+                         f"(scheduler {sched}) while {names} wait; the placed pods hold their GPUs",
+                         "use a gang scheduler (KAI for Grove, Volcano for LWS: kubectl dynamo detect) and fix "
+                         "what keeps the waiting pods from scheduling")
+
+
+@check("scheduling-gated", "error", scope="dgd")
+def scheduling_gated(view):
+    """Pods stay SchedulingGated (Grove removes its gate once the PodGang exists)."""
+    gangs = {(g["metadata"].get("namespace"), g["metadata"]["name"]) for g in view.snapshot.podgangs or []}
+    for c in view.components:
+        for g in c.groups.values():
+            for p in g.pods:
+                if not p.gates:
+                    continue
+                labels = (p.raw.get("metadata") or {}).get("labels") or {}
+                gang = labels.get("grove.io/podgang")
+                state = ""
+                if gang:
+                    state = " (its PodGang exists)" if (p.namespace, gang) in gangs else \
+                        f" (PodGang {gang} does not exist)"
+                yield _f("scheduling-gated", "error", p.obj(),
+                         f"{p.name} is held by scheduling gate(s) {', '.join(p.gates)}{state}; pod events are "
+                         "empty by design", f"kubectl get podgangs.scheduler.grove.io -n {p.namespace}; "
+                         f"kubectl get podcliquesets.grove.io -n {p.namespace} -o yaml (status.lastErrors)")
+
+
+@check("rank-duplicate", "error", scope="dgd")
+def rank_duplicate(view):
+    """Two pods of one group claim the same rank."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            seen = {}
+            for p in g.pods:
+                if p.rank is not None:
+                    seen.setdefault(p.rank, []).append(p.name)
+            for rank, names in sorted(seen.items()):
+                if len(names) > 1:
+                    yield _f("rank-duplicate", "error", view.obj(),
+                             f"component {c.name} group {g.index}: rank {rank} is held by {', '.join(sorted(names))}",
+                             "delete the stray pod so the orchestrator recreates the group consistently")
+
+
+@check("rank-gap", "error", scope="dgd")
+def rank_gap(view):
+    """A complete group whose ranks are not exactly 0..nodeCount-1."""
+    for c in _multinode(view):
+        n = c.expected["nodeCount"]
+        for g in c.groups.values():
+            ranks = [p.rank for p in g.pods]
+            if len(g.pods) != n or len(set(ranks)) != len(ranks):
+                continue  # group-incomplete / rank-duplicate say it
+            missing = sorted(set(range(n)) - set(r for r in ranks if r is not None))
+            if missing:
+                yield _f("rank-gap", "error", view.obj(),
+                         f"component {c.name} group {g.index}: ranks {sorted(r for r in ranks if r is not None)}, "
+                         f"missing {missing} (the engine waits for all {n} ranks)",
+                         "the pod indices do not match the group size: delete the group's pods to recreate them")
+
+
+@check("leader-not-ready", "error", scope="dgd")
+def leader_not_ready(view):
+    """The leader is not Ready while its workers are up."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            leaders = g.role("leader")
+            workers = g.role("worker")
+            if leaders and workers and any(w.status.get("phase") == "Running" for w in workers):
+                for p in leaders:
+                    if p.status.get("phase") == "Running" and not p.ready:
+                        yield _f("leader-not-ready", "error", p.obj(),
+                                 f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
+                                 "run; the engine is not serving",
+                                 f"kubectl logs -n {p.namespace} {p.name} -c main   (look for workers that never "
+                                 "joined, NCCL or Ray errors)")
+
+
+@check("crash-loop", "error", scope="dgd")
+def crash_loop(view):
+    """A container keeps restarting."""
+    for c in view.components:
+        for g in c.groups.values():
+            for p in g.pods:
+                for cs in p.status.get("containerStatuses") or []:
+                    waiting = (cs.get("state") or {}).get("waiting") or {}
+                    if waiting.get("reason") == "CrashLoopBackOff" or cs.get("restartCount", 0) >= RESTARTS_CRASHLOOP:
+                        yield _f("crash-loop", "error", p.obj(),
+                                 f"{p.role} container {cs.get('name')} of {c.name} restarted {cs.get('restartCount', 0)} "
+                                 f"times ({waiting.get('reason') or 'running now'})",
+                                 f"kubectl logs -n {p.namespace} {p.name} -c {cs.get('name')} --previous")
+
+
+def _probe_kinds(container):
+    return {k for k in ("livenessProbe", "readinessProbe", "startupProbe") if container.get(k)}
+
+
+@check("worker-probes", "error", scope="dgd")
+def worker_probes(view):
+    """Worker pods carry probes the operator removes (they kill workers that do not serve HTTP)."""
+    for c in _multinode(view):
+        expected = c.expected_role("worker")
+        if not expected:
+            continue
+        want = _probe_kinds((expected["podSpec"].get("containers") or [{}])[0])
+        for g in c.groups.values():
+            for p in g.role("worker"):
+                extra = sorted(_probe_kinds(p.main) - want)
+                if extra:
+                    yield _f("worker-probes", "error", p.obj(),
+                             f"worker of {c.name} has {', '.join(extra)} but the operator renders "
+                             f"{', '.join(sorted(want)) or 'no probes'} for {c.expected['backend']} workers; "
+                             "a worker that does not serve /live gets killed",
+                             "let the operator render the worker (no probes in role templates for workers, or "
+                             "upgrade the operator that created this pod)")
+
+
+@check("ssh-secret-missing", "error", scope="dgd")
+def ssh_secret(view):
+    """TensorRT-LLM multinode needs the MPI SSH key secret in the DGD's namespace."""
+    from ..cluster.snapshot import UNKNOWN
+
+    if not any(c.expected["backend"] == "trtllm" for c in _multinode(view)):
+        return
+    keys = view.snapshot.secrets.get((view.namespace, view.secret_name), UNKNOWN)
+    obj = {"kind": "Secret", "namespace": view.namespace, "name": view.secret_name}
+    if keys is None:
+        yield _f("ssh-secret-missing", "error", obj,
+                 f"secret {view.secret_name} does not exist in {view.namespace}: the TRT-LLM leader and workers "
+                 "mount it at /ssh-pk and stay ContainerCreating",
+                 "the operator creates and replicates it for DGDs with a multinode component: check the "
+                 "operator logs (kubectl logs -l control-plane=controller-manager -c manager -A)")
+    elif keys != UNKNOWN:
+        missing = [k for k in MPI_KEYS if k not in keys]
+        if missing:
+            yield _f("ssh-secret-missing", "error", obj,
+                     f"secret {view.secret_name} lacks key(s) {', '.join(missing)} (has {', '.join(keys) or 'none'})",
+                     "delete the secret so the operator regenerates the key pair")
+
+
+@check("wait-leader-configmap-missing", "error", scope="dgd")
+def wait_leader_configmap(view):
+    """vLLM mp workers mount <dgd>-wait-leader-script; without it they never start."""
+    needs = any(any(ic.get("name") == WAIT_LEADER_INIT for ic in (c.expected_role("worker") or {})
+                    .get("podSpec", {}).get("initContainers") or []) for c in _multinode(view))
+    if not needs:
+        return
+    name = f"{view.name}-wait-leader-script"
+    present = any(cm["metadata"]["name"] == name and cm["metadata"].get("namespace") == view.namespace
+                  for cm in view.snapshot.configmaps)
+    if not present:
+        yield _f("wait-leader-configmap-missing", "error",
+                 {"kind": "ConfigMap", "namespace": view.namespace, "name": name},
+                 f"ConfigMap {name} is missing: vLLM mp workers run init container {WAIT_LEADER_INIT} from it and "
+                 "stay in Init", "the DGD controller creates it; check the operator logs or re-apply the DGD")
+
+
+@check("image-mismatch", "error", scope="dgd")
+def image_mismatch(view):
+    """Leader and workers of one group run different images (mp, Ray and MPI need identical stacks)."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            images = {}
+            for p in g.pods:
+                images.setdefault(p.main.get("image"), []).append(p)
+            if len(images) > 1:
+                desc = "; ".join(f"{img}: {', '.join(p.role + ' ' + p.name for p in ps)}" for img, ps in images.items())
+                yield _f("image-mismatch", "error", view.obj(),
+                         f"component {c.name} group {g.index} runs {len(images)} images: {desc}",
+                         "use one image for leader and workers (role templates: set the same image in both)")
+
+
+_QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
+_SCALE = {None: 1, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "Ti": 1024 ** 4, "k": 1e3, "M": 1e6, "G": 1e9,
+          "T": 1e12}
+
+
+def quantity_bytes(text):
+    m = _QUANTITY.match(str(text or ""))
+    if not m or m.group(2) not in _SCALE:
+        return None
+    return float(m.group(1)) * _SCALE[m.group(2)]
+
+
+@check("shm-too-small", "warning", scope="dgd")
+def shm_too_small(view):
+    """/dev/shm is missing or smaller than 8Gi on a multinode GPU pod (NCCL needs it)."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            for p in g.pods:
+                mount = next((m for m in p.main.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None)
+                vol = next((v for v in p.spec.get("volumes") or [] if mount and v.get("name") == mount.get("name")), None)
+                size = quantity_bytes(((vol or {}).get("emptyDir") or {}).get("sizeLimit")) if vol else None
+                if mount is None:
+                    yield _f("shm-too-small", "warning", p.obj(), f"{p.name} mounts nothing at /dev/shm (64Mi default)",
+                             "set sharedMemorySize (v1beta1) or leave the operator's 8Gi default")
+                elif size is not None and size < MIN_SHM_BYTES:
+                    yield _f("shm-too-small", "warning", p.obj(),
+                             f"{p.name} /dev/shm is {vol['emptyDir']['sizeLimit']} (< 8Gi); NCCL fails with "
+                             "'No space left on device' for TP > 1",
+                             "raise the component's sharedMemorySize to 8Gi or more")
+
+
+@check("workload-provider-mismatch", "warning", scope="dgd")
+def provider_mismatch(view):
+    """The DGD's pinned workload provider differs from what the live pods show."""
+    pinned = (view.raw["metadata"].get("annotations") or {}).get(selection.ANN_WORKLOAD_PROVIDER)
+    live = set()
+    for c in view.components:
+        for g in c.groups.values():
+            for p in g.pods:
+                labels = (p.raw.get("metadata") or {}).get("labels") or {}
+                if "grove.io/podclique" in labels:
+                    live.add("grove")
+                elif "leaderworkerset.sigs.k8s.io/name" in labels:
+                    live.add("component")
+    if pinned and live and live != {pinned}:
+        yield _f("workload-provider-mismatch", "warning", view.obj(),
+                 f"nvidia.com/workload-provider is {pinned} but pods come from {', '.join(sorted(live))}",
+                 "a DGD switched orchestrators leaves old workloads behind: delete them")

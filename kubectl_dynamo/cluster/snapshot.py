@@ -1,0 +1,98 @@
+"""Everything ``doctor`` reads, in one LIST per resource kind (never one call per DGD).
+
+Lists are raw JSON (model objects are slow on 10,000 pods). Scope is one namespace or all. A
+forbidden list becomes a ``skipped`` entry with its reason; the run goes on without that kind.
+Secrets are never listed: the MPI SSH secret is read by name, once per namespace that needs it,
+and only its key names are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ..detection import Facts
+from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from .client import Cluster, path_for
+from .facts import gather
+
+DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
+UNKNOWN = "unknown"
+
+
+@dataclass
+class Snapshot:
+    facts: Facts
+    namespace: Optional[str]  # None = all namespaces
+    dgds: List[dict] = field(default_factory=list)
+    pods: List[dict] = field(default_factory=list)
+    configmaps: List[dict] = field(default_factory=list)  # DGD-labelled only
+    podgangs: Optional[List[dict]] = None
+    leaderworkersets: Optional[List[dict]] = None
+    events: List[dict] = field(default_factory=list)
+    # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
+    secrets: Dict[tuple, object] = field(default_factory=dict)
+    skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
+    requests: int = 0
+
+
+def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
+          label_selector: Optional[str] = None, field_selector: Optional[str] = None):
+    try:
+        return cluster.list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
+                            field_selector=field_selector)
+    except (ClusterUnreachable, Unauthorized):
+        raise
+    except Forbidden as e:
+        snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
+    except NotFound as e:
+        snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
+    except DynamoError as e:
+        snap.skipped.append({"check": what, "reason": e.message})
+    return None
+
+
+def take(cluster: Cluster, namespace: Optional[str], *, secret_name: str = "mpi-run-ssh-secret",
+         dgd_name: Optional[str] = None) -> Snapshot:
+    snap = Snapshot(facts=gather(cluster), namespace=namespace)
+    for what, why in snap.facts.unknown.items():
+        snap.skipped.append({"check": what, "reason": why})
+    groups = snap.facts.groups or {}
+    if "nvidia.com" not in groups:
+        snap.skipped.append({"check": "dynamographdeployments", "reason": "the nvidia.com API group is not served"})
+    else:
+        field_selector = f"metadata.name={dgd_name}" if dgd_name else None
+        snap.dgds = _list(cluster, snap, "dynamographdeployments", "nvidia.com", "v1beta1",
+                          "dynamographdeployments", field_selector=field_selector) or []
+    if not snap.dgds:
+        snap.requests = cluster.requests
+        return snap
+    selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
+    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector) or []
+    snap.configmaps = _list(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
+    if "scheduler.grove.io" in groups:
+        snap.podgangs = _list(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs")
+    if "leaderworkerset.x-k8s.io" in groups:
+        snap.leaderworkersets = _list(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
+                                      "leaderworkersets")
+    snap.events = _list(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
+    snap.requests = cluster.requests
+    return snap
+
+
+def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str):
+    """Key names of one secret (never its values): a sorted list, None when absent, UNKNOWN when
+    forbidden. Cached per (namespace, name)."""
+    key = (namespace, name)
+    if key not in snap.secrets:
+        try:
+            secret = cluster.get(path_for("", "v1", "secrets", namespace, name))
+            snap.secrets[key] = sorted((secret.get("data") or {}).keys())
+            del secret  # the values go at once
+        except NotFound:
+            snap.secrets[key] = None
+        except Forbidden as e:
+            snap.skipped.append({"check": "ssh-secret-missing", "reason": f"forbidden: {e.message}"})
+            snap.secrets[key] = UNKNOWN
+        snap.requests = cluster.requests
+    return snap.secrets[key]

@@ -1,0 +1,232 @@
+"""``doctor``: the expected shape of every DGD (from the simulation) against the live objects.
+
+Pure: takes a ``Snapshot`` (raw lists) and returns the documented JSON contract. Pods are tied
+to their DGD, component, group and rank by the labels the operator and the orchestrators put on
+them (orchestrators.md §4):
+
+- ``nvidia.com/dynamo-graph-deployment-name`` / ``nvidia.com/dynamo-component`` (operator);
+- Grove: clique ``grove.io/podclique`` ending in ``-ldr``/``-wkr``, group
+  ``grove.io/podcliquescalinggroup-replica-index``, rank = leader 0, worker
+  ``grove.io/podclique-pod-index`` + 1 (the operator's ``$((GROVE_PCLQ_POD_INDEX + 1))``);
+- LWS: group ``leaderworkerset.sigs.k8s.io/group-index``, rank ``…/worker-index`` (leader 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .checks import cluster as cluster_checks
+from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
+from .checks import registry
+from .detection import detect, effective_gates, find_dynamo_operator, operator_version
+from .operator.render import explain_dgd
+
+DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
+COMPONENT_LABEL = "nvidia.com/dynamo-component"
+GROVE_CLIQUE = "grove.io/podclique"
+GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
+GROVE_POD_INDEX = "grove.io/podclique-pod-index"
+LWS_GROUP = "leaderworkerset.sigs.k8s.io/group-index"
+LWS_WORKER = "leaderworkerset.sigs.k8s.io/worker-index"
+GROVE_GATE = "grove.io/podgang-pending-creation"
+
+
+@dataclass
+class PodInfo:
+    raw: dict
+    name: str
+    namespace: str
+    role: str  # leader | worker | main
+    group: int
+    rank: Optional[int]
+
+    @property
+    def spec(self) -> dict:
+        return self.raw.get("spec") or {}
+
+    @property
+    def status(self) -> dict:
+        return self.raw.get("status") or {}
+
+    @property
+    def main(self) -> dict:
+        cs = self.spec.get("containers") or []
+        return next((c for c in cs if c.get("name") == "main"), cs[0] if cs else {})
+
+    def condition(self, kind: str) -> Optional[dict]:
+        return next((c for c in self.status.get("conditions") or [] if c.get("type") == kind), None)
+
+    @property
+    def ready(self) -> bool:
+        c = self.condition("Ready")
+        return bool(c and c.get("status") == "True")
+
+    @property
+    def scheduled(self) -> bool:
+        return bool(self.spec.get("nodeName"))
+
+    @property
+    def gates(self) -> List[str]:
+        return [g.get("name") for g in self.spec.get("schedulingGates") or []]
+
+    def obj(self) -> dict:
+        return {"kind": "Pod", "namespace": self.namespace, "name": self.name}
+
+
+@dataclass
+class Group:
+    component: str
+    index: int
+    pods: List[PodInfo] = field(default_factory=list)
+
+    def role(self, name: str) -> List[PodInfo]:
+        return [p for p in self.pods if p.role == name]
+
+
+@dataclass
+class ComponentView:
+    expected: dict  # a component of the explain contract
+    groups: Dict[int, Group] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.expected["name"]
+
+    def expected_role(self, role: str) -> Optional[dict]:
+        return next((r for r in self.expected["roles"] if r["name"] == role), None)
+
+
+@dataclass
+class DgdView:
+    """One DGD with everything its checks need."""
+
+    raw: dict
+    explained: dict
+    components: List[ComponentView]
+    snapshot: object  # cluster.snapshot.Snapshot
+    secret_name: str
+
+    @property
+    def name(self) -> str:
+        return self.raw["metadata"]["name"]
+
+    @property
+    def namespace(self) -> str:
+        return self.raw["metadata"].get("namespace") or "default"
+
+    def obj(self) -> dict:
+        return {"kind": "DynamoGraphDeployment", "namespace": self.namespace, "name": self.name}
+
+
+def classify(pod: dict) -> PodInfo:
+    meta = pod.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    role, group, rank = "main", 0, None
+    if LWS_WORKER in labels:
+        worker = _int(labels.get(LWS_WORKER))
+        role = "leader" if worker == 0 else "worker"
+        group, rank = _int(labels.get(LWS_GROUP)) or 0, worker
+    elif GROVE_CLIQUE in labels:
+        clique = labels[GROVE_CLIQUE]
+        group = _int(labels.get(GROVE_GROUP)) or 0
+        index = _int(labels.get(GROVE_POD_INDEX))
+        if clique.endswith("-ldr"):
+            role, rank = "leader", 0
+        elif clique.endswith("-wkr"):
+            role, rank = "worker", (index + 1 if index is not None else None)
+    return PodInfo(pod, meta.get("name", ""), meta.get("namespace", ""), role, group, rank)
+
+
+def _int(value) -> Optional[int]:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def operator_context(snapshot):
+    """Gates, queues, operator version and MPI secret name, as the live operator has them."""
+    facts = snapshot.facts
+    op = find_dynamo_operator(facts.deployments)
+    gates = effective_gates(facts, op is not None)
+    queues = [q["metadata"]["name"] for q in facts.kai_queues] if facts.kai_queues is not None else None
+    secret = ((facts.operator_config or {}).get("mpi") or {}).get("sshSecretName") or "mpi-run-ssh-secret"
+    return gates, queues, (operator_version(op) if op else None), secret
+
+
+def build_views(snapshot) -> List[DgdView]:
+    gates, queues, op_version, secret = operator_context(snapshot)
+    by_dgd: Dict[tuple, List[PodInfo]] = {}
+    for pod in snapshot.pods:
+        meta = pod.get("metadata") or {}
+        key = (meta.get("namespace"), (meta.get("labels") or {}).get(DGD_LABEL))
+        by_dgd.setdefault(key, []).append(classify(pod))
+    views = []
+    for dgd in sorted(snapshot.dgds, key=lambda d: (d["metadata"].get("namespace", ""), d["metadata"]["name"])):
+        explained = explain_dgd(dgd, operator_version=op_version, gates=gates, kai_queues=queues,
+                                ssh_secret_name=secret)
+        pods = by_dgd.get((dgd["metadata"].get("namespace"), dgd["metadata"]["name"]), [])
+        comps = []
+        for c in explained["components"]:
+            view = ComponentView(c)
+            for p in pods:
+                labels = (p.raw.get("metadata") or {}).get("labels") or {}
+                if (labels.get(COMPONENT_LABEL) or "").lower() != c["name"].lower():
+                    continue
+                view.groups.setdefault(p.group, Group(c["name"], p.group)).pods.append(p)
+            comps.append(view)
+        views.append(DgdView(dgd, explained, comps, snapshot, secret))
+    return views
+
+
+def needed_secrets(views: List[DgdView]) -> set:
+    return {(v.namespace, v.secret_name) for v in views
+            if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
+
+
+def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) -> dict:
+    """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran."""
+    report = detect(snapshot.facts)
+    cluster_view = cluster_checks.ClusterView(snapshot.facts, report)
+    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)
+                if f.code != "permission-denied"]  # doctor lists those as skipped
+    for view in views:
+        findings += registry.run("dgd", view, only=only)
+    skipped = list(snapshot.skipped)
+    if exec_results is None:
+        for code in ("sshd-not-listening", "ray-incomplete"):
+            if not only or code in only:
+                skipped.append({"check": code, "reason": "needs --exec (runs read-only commands in pods)"})
+    else:
+        findings += exec_results.get("findings", [])
+        skipped += exec_results.get("skipped", [])
+    findings.sort(key=lambda f: (registry.RANK[f.severity], f.code))
+    return {
+        "summary": {"errors": sum(f.severity == "error" for f in findings),
+                    "warnings": sum(f.severity == "warning" for f in findings),
+                    "infos": sum(f.severity == "info" for f in findings)},
+        "deployments": [summarize(v) for v in views],
+        "findings": [f.as_json() for f in findings],
+        "skipped": skipped,
+    }
+
+
+def _cluster_finding(f):
+    if f.object is None:
+        return registry.Finding(f.code, f.severity, f.message, f.hint, {"kind": "Cluster", "namespace": None,
+                                                                        "name": None})
+    return f
+
+
+def summarize(view: DgdView) -> dict:
+    comps = []
+    for c in view.components:
+        groups = []
+        for index in sorted(c.groups):
+            g = c.groups[index]
+            ranks = sorted((p.rank for p in g.pods), key=lambda r: (r is None, r if r is not None else 0))
+            groups.append({"index": index, "podsReady": sum(p.ready for p in g.pods), "ranks": ranks})
+        comps.append({"name": c.name, "nodeCount": c.expected["nodeCount"], "mode": c.expected["mode"],
+                      "groups": groups})
+    return {"name": view.name, "namespace": view.namespace, "components": comps}

@@ -1,0 +1,240 @@
+"""``doctor`` against the real control plane: healthy groups, then each fault injected alone.
+
+Every scenario lives in its own namespace and runs ``doctor -n <ns> -o json``; the expected code
+must appear and no other error.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.integration import scenarios as s
+from tests.integration import world as w
+
+
+@pytest.fixture(scope="module")
+def world(sandbox):
+    world = w.World(sandbox)
+    world.clear_objects()
+    world.ensure(["grove", "kai", "lws", "volcano", "dynamo"])
+    world.apply(w.controllers("grove", "v0.1.0-alpha.15") + w.controllers("kai") + w.controllers("lws")
+                + w.controllers("volcano") + w.kai_queues() + w.volcano_queues()
+                + w.dynamo_operator(version=s.OPERATOR_VERSION, grove=True, kai=True))
+    world.wait_available()
+    yield world
+    world.clear_objects()
+    for ns in list(CREATED):
+        sandbox.kubectl("delete", "namespace", ns, "--wait=false", check=False)
+
+
+CREATED = set()
+
+
+def install(world, objs):
+    # One namespace per scenario, kept until the module ends (later tests read several); the
+    # session sandbox has 8 nodes x 8 fake GPUs, room for all of them.
+    CREATED.add(objs[0]["metadata"]["name"])
+    world.sb.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(o) for o in objs[:1]))
+    world.sb.kubectl("apply", "--server-side", "-f", "-", input="\n---\n".join(json.dumps(o) for o in objs[1:]))
+
+
+def wait_pods(world, ns, *, running):
+    if running:
+        world.sb.kubectl("-n", ns, "wait", "--for=condition=Ready", "pod", "--all", "--timeout=90s")
+    else:  # the scheduler has tried and recorded why it could not place them
+        world.sb.kubectl("-n", ns, "wait", "--for=condition=PodScheduled=False", "pod", "--all", "--timeout=90s")
+
+
+def doctor(sandbox, ns, *extra, kubeconfig=None):
+    proc = run_cli("doctor", "-n", ns, "-o", "json", "--kubeconfig", str(kubeconfig or sandbox.kubeconfig), *extra)
+    assert proc.returncode in (0, 1), proc.stderr
+    data = json.loads(proc.stdout)
+    return proc.returncode, data
+
+
+def errors(data):
+    return sorted({f["code"] for f in data["findings"] if f["severity"] == "error"})
+
+
+@pytest.mark.parametrize("backend,lws", [("vllm", False), ("trtllm", True), ("sglang", False)],
+                         ids=["grove-kai-vllm", "lws-volcano-trtllm", "grove-sglang"])
+def test_healthy_group(sandbox, world, backend, lws):
+    ns = f"healthy-{backend}"
+    doc = s.dgd("llm", ns, backend, nodes=2, gpus=2, lws=lws)
+    install(world, s.group_objects(doc))
+    wait_pods(world, ns, running=True)
+    rc, data = doctor(sandbox, ns)
+    assert errors(data) == [], data["findings"]
+    assert rc == 0
+    (dep,) = data["deployments"]
+    (comp,) = dep["components"]
+    assert comp["nodeCount"] == 2 and comp["groups"] == [{"index": 0, "podsReady": 2, "ranks": [0, 1]}]
+    assert {"check": "sshd-not-listening", "reason": "needs --exec (runs read-only commands in pods)"} in data["skipped"]
+
+
+def fault(world, sandbox, ns, doc, *, mutate=None, running=True, **kw):
+    install(world, s.group_objects(doc, mutate=mutate, **kw))
+    wait_pods(world, ns, running=running)
+    return doctor(sandbox, ns)
+
+
+def test_missing_queue(sandbox, world):
+    ns = "fault-queue"
+    doc = s.dgd("llm", ns, "vllm", annotations={"nvidia.com/kai-scheduler-queue": "team-a"})
+    rc, data = fault(world, sandbox, ns, doc)
+    assert rc == 1 and errors(data) == ["kai-queue-missing"]
+    f = next(f for f in data["findings"] if f["code"] == "kai-queue-missing")
+    assert "team-a" in f["message"] and f["object"] == {"kind": "DynamoGraphDeployment", "namespace": ns, "name": "llm"}
+
+
+def test_tp_mismatch(sandbox, world):
+    ns = "fault-tp"
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=2, gpus=2, tp=8))
+    assert errors(data) == ["parallelism-mismatch"]
+
+
+def test_too_few_gpus(sandbox, world):
+    ns = "fault-gpus"  # 16 GPUs per pod: no 8-GPU node fits
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=2, gpus=16), running=False)
+    assert errors(data) == ["insufficient-gpus"]
+    assert all("Insufficient nvidia.com/gpu" in f["message"] for f in data["findings"] if f["code"] == "insufficient-gpus")
+
+
+def test_half_a_gang_scheduled(sandbox, world):
+    ns = "fault-gang"
+
+    def strand_worker(pods):  # what a non-gang scheduler does: the worker cannot be placed, the leader is
+        pods[1]["spec"]["nodeSelector"] = {"example.com/pool": "missing"}
+
+    install(world, s.group_objects(s.dgd("llm", ns, "vllm"), mutate=strand_worker))
+    world.sb.kubectl("-n", ns, "wait", "--for=condition=PodScheduled=False", f"pod/{_worker(world, ns)}", "--timeout=90s")
+    rc, data = doctor(sandbox, ns)
+    assert errors(data) == ["gang-partial"]
+
+
+def _worker(world, ns):
+    names = world.sb.kubectl("-n", ns, "get", "pods", "-o", "name").stdout.split()
+    return next(n for n in names if "-wkr-" in n or n.rsplit("-", 1)[-1] != "0").split("/", 1)[1]
+
+
+def test_duplicate_rank(sandbox, world):
+    ns = "fault-dup"
+
+    def duplicate(pods):  # workers 0 and 1 both claim clique index 0 -> rank 1 twice
+        pods[2]["metadata"]["labels"]["grove.io/podclique-pod-index"] = "0"
+
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=3, gpus=2), mutate=duplicate)
+    assert errors(data) == ["rank-duplicate"]
+
+
+def test_missing_rank(sandbox, world):
+    ns = "fault-gap"
+
+    def skip(pods):
+        pods[1]["metadata"]["labels"]["grove.io/podclique-pod-index"] = "1"  # ranks 0, 2 of 0..1
+
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm"), mutate=skip)
+    assert errors(data) == ["rank-gap"]
+    (dep,) = data["deployments"]
+    assert dep["components"][0]["groups"][0]["ranks"] == [0, 2]
+
+
+def test_worker_probes_left_on(sandbox, world):
+    ns = "fault-probes"
+
+    def probes(pods):
+        pods[1]["spec"]["containers"][0]["livenessProbe"] = {"httpGet": {"path": "/live", "port": 9090}}
+
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "sglang"), mutate=probes)
+    assert errors(data) == ["worker-probes"]
+
+
+def test_missing_ssh_secret(sandbox, world):
+    ns = "fault-ssh"
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "trtllm", lws=True), secret=False)
+    assert errors(data) == ["ssh-secret-missing"]
+    f = next(f for f in data["findings"] if f["code"] == "ssh-secret-missing")
+    assert f["object"] == {"kind": "Secret", "namespace": ns, "name": "mpi-run-ssh-secret"}
+
+
+def test_wait_leader_configmap_missing(sandbox, world):
+    ns = "fault-cm"
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm"), configmap=False)
+    assert errors(data) == ["wait-leader-configmap-missing"]
+
+
+def test_image_mismatch(sandbox, world):
+    ns = "fault-image"
+
+    def other_image(pods):
+        pods[1]["spec"]["containers"][0]["image"] = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0"
+
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm"), mutate=other_image)
+    assert errors(data) == ["image-mismatch"]
+
+
+def test_topology_vars_with_origin_1_5(sandbox, world):
+    ns = "fault-origin"
+    doc = s.dgd("llm", ns, "vllm", origin="1.5.0", extra_args=["--node-rank-hint", "$(DYNAMO_RANK)"])
+    rc, data = fault(world, sandbox, ns, doc)
+    assert errors(data) == ["topology-vars-unavailable"]
+
+
+def test_leader_not_ready_and_crash_loop(sandbox, world):
+    ns = "fault-leader"
+    doc = s.dgd("llm", ns, "vllm")
+    install(world, s.group_objects(doc))
+    wait_pods(world, ns, running=True)
+    leader = next(n for n in world.sb.kubectl("-n", ns, "get", "pods", "-o", "name").stdout.split() if "-ldr-" in n)
+    # The kubelet's view of a leader whose engine never becomes healthy (kwok has no probes to fail).
+    world.sb.kubectl("-n", ns, "patch", leader, "--subresource=status", "--type=strategic", "-p", json.dumps(
+        {"status": {"conditions": [{"type": "Ready", "status": "False"}]}}))
+    rc, data = doctor(sandbox, ns)
+    assert errors(data) == ["leader-not-ready"]
+    world.sb.kubectl("-n", ns, "patch", leader, "--subresource=status", "--type=strategic", "-p", json.dumps(
+        {"status": {"containerStatuses": [{"name": "main", "image": s.IMAGE["vllm"], "imageID": "", "ready": False,
+                                           "restartCount": 5,
+                                           "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}}))
+    rc, data = doctor(sandbox, ns)
+    assert "crash-loop" in errors(data)
+
+
+def test_min_severity_and_only(sandbox, world):
+    rc, data = doctor(sandbox, "fault-tp", "--only", "rank-gap")
+    assert rc == 0 and data["findings"] == []
+    proc = run_cli("doctor", "-n", "fault-tp", "--only", "nope", "--kubeconfig", str(sandbox.kubeconfig))
+    assert proc.returncode == 2 and "unknown check code(s): nope" in proc.stderr
+
+
+def test_all_namespaces_counts_every_dgd(sandbox, world):
+    proc = run_cli("doctor", "-A", "-o", "json", "--kubeconfig", str(sandbox.kubeconfig))
+    data = json.loads(proc.stdout)
+    names = {(d["namespace"], d["name"]) for d in data["deployments"]}
+    assert {("healthy-vllm", "llm"), ("fault-tp", "llm")} <= names
+    assert proc.returncode == 1
+
+
+DOCTOR_READ_ONLY = [
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "kd-doctor-partial"},
+     "rules": [{"apiGroups": ["nvidia.com"], "resources": ["dynamographdeployments"], "verbs": ["get", "list"]},
+               {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]},
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "kd-doctor-partial"},
+     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kd-doctor-partial"},
+     "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "doctor-partial"}]},
+]
+
+
+def test_limited_rbac_user_gets_skipped_entries(sandbox, world):
+    world.apply(DOCTOR_READ_ONLY)
+    kubeconfig = sandbox.user("doctor-partial")
+    rc, data = doctor(sandbox, "fault-ssh", kubeconfig=kubeconfig)
+    skipped = {x["check"] for x in data["skipped"]}
+    assert {"configmaps", "events", "controller deployments", "ssh-secret-missing"} <= skipped
+    assert all("forbidden" in x["reason"] for x in data["skipped"] if x["check"] in ("configmaps", "events"))
+    # Without the secret's key names nothing is claimed about it; pods were readable, so groups are there.
+    assert "ssh-secret-missing" not in errors(data)
+    assert data["deployments"][0]["components"][0]["groups"]
+    assert rc in (0, 1)

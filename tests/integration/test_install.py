@@ -1,0 +1,261 @@
+"""``install`` with the real helm against the full sandbox (KCM, scheduler, kwok: ``--wait`` works).
+
+The charts are test charts shaped like the real ones (tests/integration/charts.py), installed
+through the same code path as the published charts via ``--chart-source``. Every test starts from
+and leaves a cluster without the orchestrators' releases and CRDs, so test_detect.py and these
+tests can run in any order on the shared sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+from tests.integration import charts
+from tests.integration import world as w
+
+pytestmark = pytest.mark.fullcluster
+
+RELEASES = {("dynamo-platform", "kd-install-platform"), ("dynamo-platform", "kd-install-separate"),
+            ("grove", "grove-system"), ("kai-scheduler", "kai-scheduler"), ("volcano", "volcano-system"),
+            ("lws", "lws-system")}
+# Objects test_detect.py's World may have left in the namespaces the plan installs into.
+WORLD_LEFTOVERS = [("grove-system", "grove-operator"), ("kai-scheduler", "kai-operator"),
+                   ("kai-scheduler", "kai-scheduler-default"), ("lws-system", "lws-controller-manager"),
+                   ("volcano-system", "volcano-scheduler"), ("volcano-system", "volcano-controllers"),
+                   ("volcano-system", "volcano-admission")]
+
+
+@pytest.fixture(scope="module")
+def helm():
+    path = charts.helm_binary()
+    assert os.access(path, os.X_OK), f"helm is not built at {path}: run scripts/sandbox build"
+    return path
+
+
+@pytest.fixture(scope="module")
+def chart_dir(tmp_path_factory, helm):
+    return charts.build_all(helm, tmp_path_factory.mktemp("charts") / "out")
+
+
+@pytest.fixture(scope="module")
+def helm_env(tmp_path_factory):
+    home = tmp_path_factory.mktemp("helm-home")  # never the user's helm configuration
+    return {"HELM_CONFIG_HOME": str(home / "config"), "HELM_CACHE_HOME": str(home / "cache"),
+            "HELM_DATA_HOME": str(home / "data")}
+
+
+@pytest.fixture
+def clean(sandbox, helm, helm_env):
+    reset(sandbox, helm, helm_env)
+    yield
+    reset(sandbox, helm, helm_env)
+
+
+def helm_json(sandbox, helm, helm_env, *args):
+    proc = subprocess.run([helm, *args, "--kubeconfig", str(sandbox.kubeconfig), "-o", "json"],
+                          capture_output=True, text=True, env={**os.environ, **helm_env}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout or "null")
+
+
+def releases(sandbox, helm, helm_env):
+    return {(r["name"], r["namespace"]): r for r in helm_json(sandbox, helm, helm_env, "list", "-A", "-a")}
+
+
+def reset(sandbox, helm, helm_env):
+    """No releases of ours, no orchestrator CRDs (Helm keeps those of crds/), no World leftovers."""
+    for name, ns in releases(sandbox, helm, helm_env):
+        if (name, ns) in RELEASES:
+            subprocess.run([helm, "uninstall", name, "-n", ns, "--wait", "--kubeconfig", str(sandbox.kubeconfig)],
+                           capture_output=True, env={**os.environ, **helm_env}, timeout=180)
+    for ns, name in WORLD_LEFTOVERS:
+        sandbox.kubectl("delete", "deployment", name, "-n", ns, "--ignore-not-found", "--wait=true")
+    names = [n for p in w.PROJECTS for n in w.crd_names(p)]
+    sandbox.kubectl("delete", "crd", *names, "--ignore-not-found", "--wait=true")
+    w.World(sandbox).wait_discovery(set(), timeout=60)
+
+
+def install(sandbox, helm, helm_env, *args, timeout=240):
+    return run_cli("install", "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm, *args,
+                   env=helm_env, input="", timeout=timeout)
+
+
+def served(sandbox):
+    return {g["name"] for g in json.loads(sandbox.kubectl("get", "--raw", "/apis").stdout)["groups"]}
+
+
+def assert_nothing_changes(sandbox, helm, helm_env, before):
+    assert {k: v["revision"] for k, v in releases(sandbox, helm, helm_env).items()} == \
+           {k: v["revision"] for k, v in before.items()}
+
+
+def test_grove_with_the_platform_chart(sandbox, helm, helm_env, chart_dir, clean):
+    args = ("--orchestrator", "grove", "--chart-source", str(chart_dir), "-n", "kd-install-platform")
+    dry = install(sandbox, helm, helm_env, *args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "[1/2] " + helm + " upgrade --install dynamo-platform " + str(chart_dir / "dynamo-platform-1.6.0.tgz") \
+        in dry.stdout
+    assert releases(sandbox, helm, helm_env) == {} and "grove.io" not in served(sandbox)  # changed nothing
+
+    proc = install(sandbox, helm, helm_env, *args, "--yes", "-o", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(s["component"], s["status"]) for s in doc["steps"]] == [("platform", "done"), ("queues", "done")]
+    assert doc["result"]["ok"] and doc["result"]["selection"]["orchestrator"] == "grove"
+    assert doc["result"]["controllers"]["grove"] == {"healthy": True, "version": "v0.1.0-alpha.15"}
+    assert doc["result"]["controllers"]["kai"] == {"healthy": True, "version": "v0.17.0"}
+    assert {"dynamo", "dynamo-default", "default-queue"} <= set(doc["result"]["queues"]["kai"])
+    assert "[1/2] " in proc.stderr and "STATUS: deployed" in proc.stderr  # progress streamed aside
+
+    rel = releases(sandbox, helm, helm_env)[("dynamo-platform", "kd-install-platform")]
+    assert (rel["chart"], rel["status"]) == ("dynamo-platform-1.6.0", "deployed")
+    # The --set-string reached the KAI subchart; the queues came from the chart's hooks.
+    sched = json.loads(sandbox.kubectl("get", "deploy", "kai-scheduler-default", "-n", "kd-install-platform",
+                                       "-o", "json").stdout)
+    assert "--default-staleness-grace-period=-1s" in sched["spec"]["template"]["spec"]["containers"][0]["args"]
+    queue = json.loads(sandbox.kubectl("get", "queues.scheduling.run.ai", "dynamo", "-o", "json").stdout)
+    assert queue["spec"]["parentQueue"] == "dynamo-default"
+
+    before = releases(sandbox, helm, helm_env)
+    again = install(sandbox, helm, helm_env, *args, "--yes")
+    assert again.returncode == 0, again.stderr
+    assert "skip Dynamo platform: already installed at 1.6.0 (release dynamo-platform in kd-install-platform)" \
+        in again.stdout
+    assert "Nothing to do" in again.stdout and "ok: a new multinode DGD uses grove" in again.stdout
+    assert_nothing_changes(sandbox, helm, helm_env, before)
+
+    # The same cluster asked for --separately: explained, not overwritten.
+    sep = install(sandbox, helm, helm_env, "--orchestrator", "grove", "--separately", "--chart-source",
+                  str(chart_dir), "-n", "kd-install-platform", "--yes")
+    assert sep.returncode == 1
+    assert "blocked: Grove is installed inside release dynamo-platform in kd-install-platform" in sep.stdout
+    assert_nothing_changes(sandbox, helm, helm_env, before)
+
+
+def test_grove_and_kai_separately(sandbox, helm, helm_env, chart_dir, clean):
+    args = ("--orchestrator", "grove", "--separately", "--chart-source", str(chart_dir), "-n", "kd-install-separate")
+    proc = install(sandbox, helm, helm_env, *args, "--yes")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert out.index("[1/4] " + helm + " upgrade -i grove ") < out.index("[2/4] " + helm + " upgrade -i kai-scheduler") \
+        < out.index("[3/4] create KAI queues") < out.index("[4/4] " + helm + " upgrade --install dynamo-platform")
+    assert "queue dynamo-default created" in out and "queue dynamo created (parent dynamo-default)" in out
+    rels = releases(sandbox, helm, helm_env)
+    assert {k: v["chart"] for k, v in rels.items()} == {
+        ("grove", "grove-system"): "grove-charts-v0.1.0-alpha.15",
+        ("kai-scheduler", "kai-scheduler"): "kai-scheduler-v0.17.0",
+        ("dynamo-platform", "kd-install-separate"): "dynamo-platform-1.6.0"}
+    queue = json.loads(sandbox.kubectl("get", "queues.scheduling.run.ai", "dynamo", "-o", "json").stdout)
+    assert queue["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "kubectl-dynamo"
+    config = sandbox.kubectl("get", "configmap", "dynamo-platform-dynamo-operator-config", "-n",
+                             "kd-install-separate", "-o", "jsonpath={.data.config\\.yaml}").stdout
+    assert "grove:\n    enabled: true" in config and "kaiScheduler:\n    enabled: true" in config
+    assert "ok: a new multinode DGD uses grove" in out
+
+    again = install(sandbox, helm, helm_env, *args, "--yes")
+    assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
+    assert_nothing_changes(sandbox, helm, helm_env, rels)
+
+
+def test_lws_and_volcano(sandbox, helm, helm_env, chart_dir, clean):
+    args = ("--orchestrator", "lws", "--chart-source", str(chart_dir))
+    dry = install(sandbox, helm, helm_env, *args, "--dry-run", "-o", "json")
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert [(s["number"], s["component"], s["action"]) for s in plan["steps"]] == [(1, "volcano", "install"),
+                                                                                  (2, "lws", "install")]
+    assert plan["result"] is None and releases(sandbox, helm, helm_env) == {}
+
+    proc = install(sandbox, helm, helm_env, *args, "--yes")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[2/2] " + helm + " upgrade --install lws " in proc.stdout
+    assert "APIs served:  leaderworkerset.x-k8s.io yes, disaggregatedset.x-k8s.io yes, scheduling.volcano.sh yes" \
+        in proc.stdout
+    assert "controllers:  lws healthy (v0.10.0), volcano healthy (v1.15.0)" in proc.stdout
+    assert "volcano queues:  default, root" in proc.stdout
+    assert "orchestrator lws, scheduler volcano" in proc.stdout
+    cfg = sandbox.kubectl("get", "configmap", "lws-manager-config", "-n", "lws-system",
+                          "-o", "jsonpath={.data.controller_manager_config\\.yaml}").stdout
+    assert "gangSchedulingManagement:\n  schedulerProvider: volcano" in cfg
+    # Volcano's CRDs belong to its release (templates), LWS's do not (crds/).
+    crd = json.loads(sandbox.kubectl("get", "crd", "queues.scheduling.volcano.sh", "-o", "json").stdout)
+    assert crd["metadata"]["annotations"]["meta.helm.sh/release-name"] == "volcano"
+
+    before = releases(sandbox, helm, helm_env)
+    again = install(sandbox, helm, helm_env, *args, "--yes")
+    assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
+    other = install(sandbox, helm, helm_env, *args, "--lws-version", "0.9.0", "--yes")
+    assert other.returncode == 1
+    assert "blocked: LeaderWorkerSet: release lws in lws-system differs from the plan (version v0.10.0 -> 0.9.0); " \
+           "pass --upgrade to change it, or --lws-version v0.10.0 to keep it" in other.stdout
+    assert "warning: LWS 0.9.0 does not serve what DisaggregatedSet needs" in other.stdout
+    assert_nothing_changes(sandbox, helm, helm_env, before)
+
+
+def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
+    broken = charts.build_all(helm, tmp_path / "out", lws_template_error=True)
+    proc = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(broken), "--yes")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    err = proc.stderr
+    assert err.startswith(f"error: step [2/2] failed (exit 1): {helm} upgrade --install lws "), err
+    assert 'no template "lws.no-such-template"' in err
+    assert "done:     [1/2] install Volcano (release volcano in volcano-system)" in err
+    assert "not done: [2/2] install LeaderWorkerSet (release lws in lws-system) (may be partly applied)" in err
+    assert f"    {helm} uninstall lws -n lws-system --kubeconfig {sandbox.kubeconfig}" in err
+    assert f"    {helm} uninstall volcano -n volcano-system --kubeconfig {sandbox.kubeconfig}" in err
+    assert "Traceback" not in err and "Result:" not in proc.stdout
+
+
+def test_deployment_never_ready_times_out(sandbox, helm, helm_env, tmp_path, clean):
+    slow = charts.build_all(helm, tmp_path / "out", lws_never_ready=True)
+    t0 = time.monotonic()
+    proc = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(slow), "--yes",
+                   "--timeout", "8s")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: step [2/2] failed (exit 1)")
+    assert "context deadline exceeded" in proc.stderr
+    assert releases(sandbox, helm, helm_env)[("lws", "lws-system")]["status"] == "failed"
+    assert time.monotonic() - t0 < 90
+    # Re-running repairs the failed release (here it fails again, at the same step: volcano is skipped).
+    again = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(slow), "--yes",
+                    "--timeout", "5s", "--dry-run")
+    assert "[1/1] " in again.stdout and "repair: release lws in lws-system is failed at v0.10.0" in again.stdout
+
+
+def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, tmp_path, clean):
+    slow = charts.build_all(helm, tmp_path / "out", lws_never_ready=True)
+    proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "install", "--orchestrator", "lws",
+                             "--chart-source", str(slow), "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm,
+                             "--yes", "--timeout", "120s"], cwd=str(REPO), env={**os.environ, **helm_env},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = False
+    for line in proc.stdout:
+        started = started or line.startswith("[2/2] ")  # the progress line (the plan's are indented)
+        if started and "Installing it now" in line:
+            break
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.startswith("error: step [2/2] interrupted (Ctrl-C): "), err
+    assert "done:     [1/2] install Volcano" in err and "helm" in err and "uninstall lws -n lws-system" in err
+
+
+def test_missing_permissions_are_listed_before_anything_changes(sandbox, helm, helm_env, chart_dir, clean):
+    kubeconfig = sandbox.user("kd-install-nobody")
+    proc = run_cli("install", "--orchestrator", "lws", "--chart-source", str(chart_dir), "--helm", helm,
+                   "--kubeconfig", str(kubeconfig), "--yes", env=helm_env, input="")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL  helm releases: `helm list -A` failed" in proc.stdout
+    blocked = [l for l in proc.stdout.splitlines() if l.startswith("blocked: missing permissions")]
+    assert blocked and "create customresourcedefinitions.apiextensions.k8s.io (cluster-wide)" in blocked[0]
+    assert "create deployments.apps in lws-system" in blocked[0]
+    assert releases(sandbox, helm, helm_env) == {}
