@@ -238,3 +238,27 @@ def test_limited_rbac_user_gets_skipped_entries(sandbox, world):
     assert "ssh-secret-missing" not in errors(data)
     assert data["deployments"][0]["components"][0]["groups"]
     assert rc in (0, 1)
+
+
+def test_documented_read_only_role_is_enough(sandbox, world):
+    """docs/rbac/doctor-readonly.yaml grants exactly what doctor reads: nothing is skipped but --exec."""
+    import yaml
+
+    from tests.conftest import REPO
+
+    docs = list(yaml.safe_load_all((REPO / "docs" / "rbac" / "doctor-readonly.yaml").read_text()))
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "kd-doctor-documented"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": "kubectl-dynamo-doctor"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "doctor-reader"}]}
+    world.apply(docs + [binding])
+    kubeconfig = sandbox.user("doctor-reader")
+    for ns in ("healthy-trtllm", "fault-ssh"):
+        rc, data = doctor(sandbox, ns, kubeconfig=kubeconfig)
+        assert {x["check"] for x in data["skipped"]} == {"sshd-not-listening", "ray-incomplete"}, data["skipped"]
+    assert errors(data) == ["ssh-secret-missing"]
+    # Read-only: the role has no verb that writes.
+    writes = {"create", "update", "patch", "delete", "deletecollection"}
+    role = docs[0]
+    assert not any(writes & set(rule["verbs"]) for rule in role["rules"])
