@@ -52,7 +52,9 @@ def sandbox(tmp_path_factory, request):
                     pytrace=False)
     workdir = tmp_path_factory.mktemp("sandbox")
     # Room for every doctor scenario's GPU pods side by side (8 nodes x 8 fake GPUs).
-    env = {**os.environ, "SANDBOX_GPU_NODES": os.environ.get("SANDBOX_GPU_NODES", "8")}
+    # tests/data/fakebin stands in for CLIs inside images that cannot run here (see its scripts).
+    env = {**os.environ, "SANDBOX_GPU_NODES": os.environ.get("SANDBOX_GPU_NODES", "8"),
+           "SANDBOX_EXEC_PATH": str(REPO / "tests" / "data" / "fakebin")}
     up = subprocess.run(["bash", str(SANDBOX), "up", str(workdir)], capture_output=True, text=True, timeout=600,
                         env=env)
     if up.returncode != 0:

@@ -23,7 +23,7 @@ IMAGE = {"vllm": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.0",
          "trtllm": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.0.0"}
 
 
-def dgd(name, ns, backend, *, nodes=2, gpus=2, tp=None, origin=OPERATOR_VERSION, lws=False, annotations=None,
+def dgd(name, ns, backend, *, nodes=2, gpus=1, tp=None, origin=OPERATOR_VERSION, lws=False, annotations=None,
         extra_args=(), component="decode"):
     tp = tp if tp is not None else nodes * gpus
     module = {"vllm": "dynamo.vllm", "sglang": "dynamo.sglang", "trtllm": "dynamo.trtllm"}[backend]

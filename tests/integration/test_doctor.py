@@ -63,7 +63,7 @@ def errors(data):
                          ids=["grove-kai-vllm", "lws-volcano-trtllm", "grove-sglang"])
 def test_healthy_group(sandbox, world, backend, lws):
     ns = f"healthy-{backend}"
-    doc = s.dgd("llm", ns, backend, nodes=2, gpus=2, lws=lws)
+    doc = s.dgd("llm", ns, backend, nodes=2, gpus=1, lws=lws)
     install(world, s.group_objects(doc))
     wait_pods(world, ns, running=True)
     rc, data = doctor(sandbox, ns)
@@ -92,7 +92,7 @@ def test_missing_queue(sandbox, world):
 
 def test_tp_mismatch(sandbox, world):
     ns = "fault-tp"
-    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=2, gpus=2, tp=8))
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=2, gpus=1, tp=8))
     assert errors(data) == ["parallelism-mismatch"]
 
 
@@ -126,7 +126,7 @@ def test_duplicate_rank(sandbox, world):
     def duplicate(pods):  # workers 0 and 1 both claim clique index 0 -> rank 1 twice
         pods[2]["metadata"]["labels"]["grove.io/podclique-pod-index"] = "0"
 
-    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=3, gpus=2), mutate=duplicate)
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=3, gpus=1), mutate=duplicate)
     assert errors(data) == ["rank-duplicate"]
 
 
@@ -262,3 +262,81 @@ def test_documented_read_only_role_is_enough(sandbox, world):
     writes = {"create", "update", "patch", "delete", "deletecollection"}
     role = docs[0]
     assert not any(writes & set(rule["verbs"]) for rule in role["rules"])
+
+
+# -- --exec: through the real pods/exec API to kwok's kubelet API, which runs the command on this
+# machine (kwok's Exec objects choose the environment per pod). What cannot exist here stands in:
+# tests/data/fakebin/ray for the Ray CLI of a vLLM image; the port-2222 probe is real Python
+# against a real listener (the "sshd") on 127.0.0.1:2222, or no listener.
+
+
+
+def kwok_exec(world, ns, pod, **env):
+    # kwok finds commands on its own PATH (the sandbox puts tests/data/fakebin first); envs reach them.
+    envs = [{"name": k, "value": str(v)} for k, v in env.items()]
+    world.sb.kubectl("apply", "-f", "-", input=json.dumps(
+        {"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Exec", "metadata": {"name": pod, "namespace": ns},
+         "spec": {"execs": [{"local": {"envs": envs}}]}}))
+
+
+def pod_names(world, ns):
+    return [n.split("/", 1)[1] for n in world.sb.kubectl("-n", ns, "get", "pods", "-o", "name").stdout.split()]
+
+
+@pytest.mark.parametrize("joined,expect", [(3, []), (2, ["ray-incomplete"])], ids=["all-joined", "one-missing"])
+def test_exec_ray_status(sandbox, world, joined, expect):
+    ns = f"exec-ray-{joined}"
+    doc = s.dgd("llm", ns, "vllm", nodes=3, gpus=1,
+                annotations={"nvidia.com/vllm-distributed-executor-backend": "ray"})
+    install(world, s.group_objects(doc))
+    wait_pods(world, ns, running=True)
+    for pod in pod_names(world, ns):
+        kwok_exec(world, ns, pod, FAKE_RAY_NODES=joined)
+    rc, data = doctor(sandbox, ns, "--exec")
+    assert data["deployments"][0]["components"][0]["mode"] == "ray"
+    assert errors(data) == expect, data["findings"]
+    assert not [x for x in data["skipped"] if x["check"] == "ray-incomplete"], data["skipped"]
+    if expect:
+        f = next(f for f in data["findings"] if f["code"] == "ray-incomplete")
+        assert f["message"].startswith("`ray status` on the leader shows 2 of 3 nodes") and "-ldr-" in f["object"]["name"]
+
+
+@pytest.mark.parametrize("listening", [True, False], ids=["sshd-up", "sshd-down"])
+def test_exec_sshd_port_2222(sandbox, world, listening):
+    import socket
+
+    ns = f"exec-ssh-{'up' if listening else 'down'}"
+    install(world, s.group_objects(s.dgd("llm", ns, "trtllm", nodes=3, gpus=1, lws=True)))
+    wait_pods(world, ns, running=True)
+    for pod in pod_names(world, ns):
+        kwok_exec(world, ns, pod)
+    server = None
+    if listening:
+        server = socket.create_server(("127.0.0.1", 2222))
+    else:
+        probe = socket.socket()
+        assert probe.connect_ex(("127.0.0.1", 2222)) != 0, "something else listens on 127.0.0.1:2222"
+        probe.close()
+    try:
+        rc, data = doctor(sandbox, ns, "--exec")
+    finally:
+        if server:
+            server.close()
+    assert not [x for x in data["skipped"] if x["check"] == "sshd-not-listening"], data["skipped"]
+    sshd = [f for f in data["findings"] if f["code"] == "sshd-not-listening"]
+    if listening:
+        assert errors(data) == [] and rc == 0
+    else:
+        assert errors(data) == ["sshd-not-listening"] and rc == 1
+        assert len(sshd) == 2  # both workers of the 3-node group
+        assert all(f["object"]["kind"] == "Pod" for f in sshd)
+
+
+def test_exec_without_a_target_is_skipped_not_fatal(sandbox, world):
+    ns = "exec-ray-3"  # pods exist; remove their Exec targets: kwok refuses the exec
+    world.sb.kubectl("-n", ns, "delete", "execs.kwok.x-k8s.io", "--all")
+    rc, data = doctor(sandbox, ns, "--exec", "--exec-timeout", "10")
+    skipped = [x for x in data["skipped"] if x["check"] == "ray-incomplete"]
+    assert skipped and 'exec failed (error executing command in container: no exec found for container "main"' \
+        in skipped[0]["reason"], skipped
+    assert errors(data) == []
