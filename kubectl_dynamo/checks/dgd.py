@@ -34,32 +34,28 @@ def _explain_findings(view, code):
             yield _f(code, f["severity"], view.obj(), f["message"] + where, f["hint"])
 
 
-@check("no-multinode-orchestrator", "error", scope="dgd")
-def dgd_no_orchestrator(view):
-    """A multinode DGD on the component provider without LWS: the operator fails it."""
-    yield from _explain_findings(view, "no-multinode-orchestrator")
+# What the simulation finds in a live DGD's manifest, reported under the same codes as `explain`
+# (the finding keeps the simulation's severity, e.g. a parallelism mismatch that only idles GPUs).
+FROM_SIMULATION = {
+    "no-multinode-orchestrator": "A multinode DGD on the component provider without LWS: the operator fails it.",
+    "kai-queue-missing": "The DGD's KAI queue does not exist: the operator refuses to render it.",
+    "parallelism-mismatch": "TP×PP(×DP) does not match GPUs per pod × nodeCount.",
+    "no-gpu-request": "A multinode main container requests no GPUs.",
+    "topology-vars-unavailable": "The manifest uses $(DYNAMO_RANK)/$(DYNAMO_LEADER_ADDRESS) but the origin is < 1.6.0.",
+}
 
 
-@check("kai-queue-missing", "error", scope="dgd")
-def dgd_queue_missing(view):
-    yield from _explain_findings(view, "kai-queue-missing")
+def _forward(code: str, summary: str):
+    def run(view):
+        yield from _explain_findings(view, code)
+
+    run.__doc__ = summary
+    run.__name__ = code.replace("-", "_")
+    return run
 
 
-@check("parallelism-mismatch", "error", scope="dgd")
-def parallelism(view):
-    """TP×PP(×DP) does not match GPUs per pod × nodeCount."""
-    yield from _explain_findings(view, "parallelism-mismatch")
-
-
-@check("no-gpu-request", "error", scope="dgd")
-def no_gpu(view):
-    yield from _explain_findings(view, "no-gpu-request")
-
-
-@check("topology-vars-unavailable", "error", scope="dgd")
-def topology_vars(view):
-    """The manifest uses $(DYNAMO_RANK)/$(DYNAMO_LEADER_ADDRESS) but the origin version is < 1.6.0."""
-    yield from _explain_findings(view, "topology-vars-unavailable")
+for _code, _summary in FROM_SIMULATION.items():
+    check(_code, "error", scope="dgd")(_forward(_code, _summary))
 
 
 @check("group-incomplete", "error", scope="dgd")
