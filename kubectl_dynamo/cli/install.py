@@ -43,7 +43,8 @@ VERSION_OPTIONS = ("platform", "grove", "kai", "volcano", "lws")
               help="helm --wait --timeout for every chart.")
 @click.option("--dry-run", is_flag=True, help="Print the preflight and the ordered plan; change nothing.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation (needed when stdin is not a terminal).")
-@kube_options(all_namespaces=False, formats=("table", "json", "yaml"))
+@kube_options(all_namespaces=False, formats=("table", "json", "yaml"),
+              namespace_help="Namespace of the Dynamo platform release (default: dynamo-system).")
 def install_command(orchestrator, separately, platform_version, grove_version, kai_version, volcano_version,
                     lws_version, chart_source, values, helm_path, upgrade, timeout, dry_run, yes, opts):
     """Install the multinode prerequisites with helm: Grove + KAI Scheduler (with the Dynamo

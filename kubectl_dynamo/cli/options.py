@@ -29,7 +29,8 @@ class Options:
         return Cluster(self.target)
 
 
-def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMATS, default_format: str = "table"):
+def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMATS, default_format: str = "table",
+                 namespace_help: str = "Namespace (default: the context's namespace)."):
     """Add --kubeconfig, --context, -n, [-A], --request-timeout, -o, -v; pass ``opts: Options``."""
 
     def decorate(fn):
@@ -44,8 +45,7 @@ def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMAT
             click.option("--kubeconfig", metavar="PATH", envvar=None,
                          help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
             click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
-            click.option("-n", "--namespace", metavar="NS",
-                         help="Namespace (default: the context's namespace)."),
+            click.option("-n", "--namespace", metavar="NS", help=namespace_help),
         ]
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
