@@ -330,3 +330,18 @@ def provider_mismatch(view):
         yield _f("workload-provider-mismatch", "warning", view.obj(),
                  f"nvidia.com/workload-provider is {pinned} but pods come from {', '.join(sorted(live))}",
                  "a DGD switched orchestrators leaves old workloads behind: delete them")
+
+
+@check("failed-mount", "warning", scope="dgd")
+def failed_mount(view):
+    """A DGD pod has FailedMount warning events (a missing MPI secret or wait-leader ConfigMap shows here)."""
+    pods = {(p.namespace, p.name): p for c in view.components for g in c.groups.values() for p in g.pods}
+    seen = set()
+    for e in view.snapshot.events:
+        obj = e.get("involvedObject") or {}
+        key = (obj.get("namespace"), obj.get("name"))
+        if e.get("reason") == "FailedMount" and obj.get("kind") == "Pod" and key in pods and key not in seen:
+            seen.add(key)
+            yield _f("failed-mount", "warning", pods[key].obj(),
+                     f"{key[1]}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
+                     "create what the volume refers to, or let the operator re-create it")

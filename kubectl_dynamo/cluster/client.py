@@ -127,18 +127,27 @@ class Cluster:
         return self.request("GET", path, params)
 
     def list(self, path: str, *, label_selector: Optional[str] = None,
-             field_selector: Optional[str] = None) -> list:
+             field_selector: Optional[str] = None, managed_fields: bool = False) -> list:
         """All items of a collection, paginated; one logical LIST per call."""
-        return list(self.iter_list(path, label_selector=label_selector, field_selector=field_selector))
+        return list(self.iter_list(path, label_selector=label_selector, field_selector=field_selector,
+                                   managed_fields=managed_fields))
 
     def iter_list(self, path: str, *, label_selector: Optional[str] = None,
-                  field_selector: Optional[str] = None) -> Iterator[dict]:
+                  field_selector: Optional[str] = None, managed_fields: bool = False) -> Iterator[dict]:
+        """Items page by page. ``metadata.managedFields`` is dropped unless asked for (kubectl hides
+        it too): it is about half of a pod's JSON, and 10,000 pods kept whole cost ~0.5 GB."""
         token = None
         while True:
             page = self.get(path, {"limit": PAGE_SIZE, "continue": token,
                                    "labelSelector": label_selector, "fieldSelector": field_selector})
-            yield from page.get("items") or []
             token = (page.get("metadata") or {}).get("continue")
+            items = page.get("items") or []
+            del page  # only the items stay alive while the caller consumes them
+            for item in items:
+                if not managed_fields:
+                    (item.get("metadata") or {}).pop("managedFields", None)
+                yield item
+            del items
             if not token:
                 return
 

@@ -1,9 +1,10 @@
 """Everything ``doctor`` reads, in one LIST per resource kind (never one call per DGD).
 
-Lists are raw JSON (model objects are slow on 10,000 pods). Scope is one namespace or all. A
-forbidden list becomes a ``skipped`` entry with its reason; the run goes on without that kind.
-Secrets are never listed: the MPI SSH secret is read by name, once per namespace that needs it,
-and only its key names are kept.
+Lists are raw JSON (model objects are slow on 10,000 pods), without ``managedFields`` and, for
+pods, without the container fields no check reads (``slim_pod``; see benchmarks/doctor_scale.py).
+Scope is one namespace or all. A forbidden list becomes a ``skipped`` entry with its reason; the
+run goes on without that kind. Secrets are never listed: the MPI SSH secret is read by name, once
+per namespace that needs it, and only its key names are kept.
 """
 
 from __future__ import annotations
@@ -36,11 +37,27 @@ class Snapshot:
     requests: int = 0
 
 
+# Container fields no check reads and that are most of a rendered pod's objects (env alone is
+# ~20 small dicts per container): dropped as each page arrives, so 10,000 pods stay well under
+# 300 MB. A check that needs one of them must remove it from here.
+UNREAD_CONTAINER_FIELDS = ("env", "envFrom", "command", "args", "ports", "resources")
+
+
+def slim_pod(pod: dict) -> dict:
+    spec = pod.get("spec") or {}
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or []:
+            for field_name in UNREAD_CONTAINER_FIELDS:
+                c.pop(field_name, None)
+    return pod
+
+
 def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
-          label_selector: Optional[str] = None, field_selector: Optional[str] = None):
+          label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None):
     try:
-        return cluster.list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
-                            field_selector=field_selector)
+        items = cluster.iter_list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
+                                  field_selector=field_selector)
+        return [slim(x) for x in items] if slim else list(items)
     except (ClusterUnreachable, Unauthorized):
         raise
     except Forbidden as e:
@@ -68,7 +85,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, secret_name: str = "mpi-
         snap.requests = cluster.requests
         return snap
     selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
-    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector) or []
+    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector, slim=slim_pod) or []
     snap.configmaps = _list(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
     if "scheduler.grove.io" in groups:
         snap.podgangs = _list(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs")

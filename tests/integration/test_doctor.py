@@ -340,3 +340,14 @@ def test_exec_without_a_target_is_skipped_not_fatal(sandbox, world):
     assert skipped and 'exec failed (error executing command in container: no exec found for container "main"' \
         in skipped[0]["reason"], skipped
     assert errors(data) == []
+
+
+def test_lists_drop_managed_fields(sandbox, world):
+    """A LIST keeps no metadata.managedFields (half of a pod's JSON) unless asked for."""
+    from kubectl_dynamo.cluster.client import Cluster, Target, path_for
+
+    cluster = Cluster(Target(kubeconfig=str(sandbox.kubeconfig)))
+    pods = cluster.list(path_for("", "v1", "pods", "healthy-vllm"))
+    assert pods and not any("managedFields" in p["metadata"] for p in pods)
+    full = cluster.list(path_for("", "v1", "pods", "healthy-vllm"), managed_fields=True)
+    assert all(p["metadata"].get("managedFields") for p in full)
