@@ -19,7 +19,29 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 PROG = "kubectl dynamo"  # how users invoke it; usage lines say so (krew's best practice)
 
 
-@click.group(context_settings=CONTEXT)
+# command name -> module under kubectl_dynamo.cli; a module is imported only when its command runs
+# (or for the group's --help), so `explain -f` does not pay for doctor's or install's imports.
+COMMAND_MODULES = {
+    "detect": "detect", "explain": "explain", "generate": "generate", "upgrade": "upgrade", "doctor": "doctor",
+    "install": "install", "version": "version", "completion": "completion", "__complete": "completion",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(COMMAND_MODULES)  # the order --help shows
+
+    def get_command(self, ctx, name):
+        module = COMMAND_MODULES.get(name)
+        if module is None:
+            return None
+        import importlib
+
+        mod = importlib.import_module(f"{__name__}.{module}")
+        return next(c for c in mod.COMMANDS if c.name == name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", message="kubectl-dynamo %(version)s")
 def cli():
     """Plan, install, explain and diagnose multinode NVIDIA Dynamo deployments.
@@ -29,18 +51,6 @@ def cli():
     and -o table|wide|json|yaml. Exit codes: 0 ok, 1 findings or invalid input,
     2 usage or unreadable input, 3 cluster unreachable or unauthorized.
     """
-
-
-def _register():
-    # Command modules import only click and stdlib at module level (see tests/unit/test_imports.py).
-    from . import completion, detect, doctor, explain, generate, install, upgrade, version
-
-    for module in (detect, explain, generate, upgrade, doctor, install, version, completion):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-
-
-_register()
 
 
 def main(argv=None) -> int:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from kubectl_dynamo.cli import PROG, cli, main
 from tests.conftest import REPO, run_cli
 
-COMMANDS = sorted(name for name, c in cli.commands.items() if not c.hidden)
+COMMANDS = sorted(name for name in cli.list_commands(None) if not cli.get_command(None, name).hidden)
 CLUSTER_FLAGS = ("--kubeconfig", "--context", "--namespace", "--request-timeout", "--output", "--verbose")
 
 
@@ -44,6 +44,24 @@ def _imports_kubernetes(*args):
                                   ["completion"], ["__complete", "d"]])
 def test_offline_commands_never_import_kubernetes(args):
     assert _imports_kubernetes(*args) == "CLEAN"
+
+
+def test_every_command_module_imports_without_kubernetes():
+    code = ("import sys, importlib\n"
+            "from kubectl_dynamo.cli import COMMAND_MODULES\n"
+            "for m in set(COMMAND_MODULES.values()): importlib.import_module('kubectl_dynamo.cli.' + m)\n"
+            "print('KUBERNETES_LOADED' if any(m == 'kubernetes' or m.startswith('kubernetes.') "
+            "for m in sys.modules) else 'CLEAN')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
+    assert proc.stdout.strip() == "CLEAN", proc.stderr
+
+
+def test_only_the_invoked_command_is_imported():
+    code = ("import sys\nfrom kubectl_dynamo.cli import main\n"
+            "main(['version', '--client'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('kubectl_dynamo.cli.')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
+    assert proc.stdout.strip().splitlines()[-1] == "['kubectl_dynamo.cli.options', 'kubectl_dynamo.cli.version']"
 
 
 def test_version_client_json():

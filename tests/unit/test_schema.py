@@ -4,10 +4,64 @@ from kubectl_dynamo import schema
 
 
 def test_bundled_json_matches_the_crd():
-    """data/dgd-schema.json is generated from the bundled CRD: regenerate with
-    `python -m kubectl_dynamo.schema` after changing either."""
+    """data/dgd-schema.json and dgd-validation.json are generated from the bundled CRD:
+    regenerate with `python -m kubectl_dynamo.schema` after changing either."""
+    generated = json.loads(json.dumps(schema.generate()))
     with (schema._data(schema.SCHEMA_FILE)).open() as f:
-        assert json.load(f) == json.loads(json.dumps(schema.generate()))
+        assert json.load(f) == generated
+    with (schema._data(schema.VALIDATION_FILE)).open() as f:
+        assert json.load(f) == json.loads(json.dumps(schema.generate_validation(generated)))
+
+
+def test_validator_knows_every_keyword_the_schema_uses():
+    from kubectl_dynamo.validator import KEYWORDS
+
+    seen = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                seen.add(key)
+                if key == "properties":
+                    for child in value.values():
+                        walk(child)
+                elif key not in ("enum", "required", "default"):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for version in schema.VERSIONS:
+        walk(schema.validation_schema(version))
+    assert seen <= KEYWORDS, seen - KEYWORDS
+
+
+def test_validator_agrees_with_jsonschema_on_the_corpus_and_on_bad_documents():
+    """Same verdicts as jsonschema's Draft 4 validator (the reference) over every corpus DGD and
+    broken variants of it."""
+    import copy
+
+    import jsonschema
+
+    from kubectl_dynamo.manifests import load
+    from kubectl_dynamo.validator import validate
+    from tests.conftest import SHARED
+
+    docs = [d.data for f in sorted((SHARED / "testdata" / "dgd-examples").rglob("*.yaml")) for d in load(str(f))
+            if d.is_dgd]
+    bad = []
+    for d in docs[:10]:
+        b = copy.deepcopy(d)
+        b["spec"]["bogus"] = 1
+        b["metadata"]["name"] = 5
+        bad.append(b)
+    for doc in docs + bad:
+        plain = schema._drop_nulls(json.loads(json.dumps(doc, default=str)))
+        version = doc["apiVersion"].split("/")[1]
+        ref = jsonschema.Draft4Validator(schema.validation_schema(version))
+        ours = sorted(tuple(map(str, p)) for p, _ in validate(schema.validation_schema(version), plain))
+        theirs = sorted(tuple(map(str, e.absolute_path)) for e in ref.iter_errors(plain))
+        assert ours == theirs, doc["metadata"]
 
 
 def test_roles_field_added_for_1_6():

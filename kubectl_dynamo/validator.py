@@ -1,0 +1,105 @@
+"""A small JSON-Schema validator for the keywords the DGD CRD schema uses.
+
+``explain -f`` validates every manifest; importing ``jsonschema`` alone costs 50-90 ms, more than
+the rest of a run. The CRD's structural schema (converted in ``schema.py``) uses only: type,
+properties, additionalProperties, required, items, enum, pattern, anyOf, min/maxLength,
+minimum/maximum, maxItems and maxProperties (a unit test checks that no other keyword appears).
+Messages follow jsonschema's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, List, Tuple
+
+KEYWORDS = {"type", "properties", "additionalProperties", "required", "items", "enum", "pattern", "anyOf",
+            "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "maxProperties", "default",
+            "title", "$schema"}
+
+_TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+_PATTERNS: dict = {}
+
+Error = Tuple[list, str]  # (path, message)
+
+
+def _type_ok(value, t) -> bool:
+    return any(_TYPES[x](value) for x in t) if isinstance(t, list) else _TYPES[t](value)
+
+
+def _types_text(t) -> str:
+    return ", ".join(repr(x) for x in t) if isinstance(t, list) else repr(t)
+
+
+def errors(schema: dict, value, path: list = None) -> Iterator[Error]:
+    path = path or []
+    t = schema.get("type")
+    if t is not None and not _type_ok(value, t):
+        yield path, f"{value!r} is not of type {_types_text(t)}"
+        return  # the other keywords assume the type
+    if "enum" in schema and value not in schema["enum"]:
+        yield path, f"{value!r} is not one of {schema['enum']!r}"
+    if "anyOf" in schema and not any(not any(True for _ in errors(s, value, path)) for s in schema["anyOf"]):
+        yield path, f"{value!r} is not valid under any of the given schemas"
+    if isinstance(value, str):
+        yield from _string(schema, value, path)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            yield path, f"{value!r} is less than the minimum of {schema['minimum']!r}"
+        if "maximum" in schema and value > schema["maximum"]:
+            yield path, f"{value!r} is greater than the maximum of {schema['maximum']!r}"
+    elif isinstance(value, list):
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            yield path, f"{value!r} is too long"
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            yield path, f"{value!r} is too short"
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                yield from errors(schema["items"], item, path + [i])
+    elif isinstance(value, dict):
+        yield from _object(schema, value, path)
+
+
+def _string(schema, value, path):
+    if "minLength" in schema and len(value) < schema["minLength"]:
+        yield path, f"{value!r} is too short"
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        yield path, f"{value!r} is too long"
+    if "pattern" in schema:
+        rx = _PATTERNS.get(schema["pattern"])
+        if rx is None:
+            rx = _PATTERNS[schema["pattern"]] = re.compile(schema["pattern"])
+        if not rx.search(value):
+            yield path, f"{value!r} does not match {schema['pattern']!r}"
+
+
+def _object(schema, value, path):
+    props = schema.get("properties") or {}
+    for name in schema.get("required") or []:
+        if name not in value:
+            yield path, f"{name!r} is a required property"
+    if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+        yield path, f"{value!r} has too many properties"
+    extra = schema.get("additionalProperties", True)
+    unknown = []
+    for key, item in value.items():
+        if key in props:
+            yield from errors(props[key], item, path + [key])
+        elif extra is False:
+            unknown.append(key)
+        elif isinstance(extra, dict):
+            yield from errors(extra, item, path + [key])
+    if unknown:
+        listed = ", ".join(repr(k) for k in sorted(unknown))
+        yield path, f"unknown field(s) ({listed} {'was' if len(unknown) == 1 else 'were'} unexpected)"
+
+
+def validate(schema: dict, value) -> List[Error]:
+    return list(errors(schema, value))
