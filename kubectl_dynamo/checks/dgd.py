@@ -345,3 +345,53 @@ def failed_mount(view):
             yield _f("failed-mount", "warning", pods[key].obj(),
                      f"{key[1]}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
                      "create what the volume refers to, or let the operator re-create it")
+
+
+def _group_subdomains(view):
+    """(namespace, subdomain) -> pods: Grove and LWS put every group pod under the headless Service
+    named by ``spec.subdomain``; the leader address resolves through it."""
+    out = {}
+    for c in _multinode(view):
+        for g in c.groups.values():
+            for p in g.pods:
+                sub = p.spec.get("subdomain")
+                if sub:
+                    out.setdefault((p.namespace, sub), []).append(p)
+    return out
+
+
+@check("leader-dns-missing", "error", scope="dgd")
+def leader_dns_missing(view):
+    """The headless Service that gives group pods (and the leader) their DNS names does not exist."""
+    if view.snapshot.services is None:
+        return
+    names = {(s["metadata"].get("namespace"), s["metadata"]["name"]) for s in view.snapshot.services}
+    for (ns, sub), pods in sorted(_group_subdomains(view).items()):
+        if (ns, sub) not in names:
+            yield _f("leader-dns-missing", "error", {"kind": "Service", "namespace": ns, "name": sub},
+                     f"headless Service {sub} does not exist: {len(pods)} group pods use it as their subdomain, so "
+                     "the leader's DNS name never resolves and workers wait forever (dynamo#9612, grove#134)",
+                     "the orchestrator creates it (Grove per PodCliqueSet replica, LWS per LeaderWorkerSet): "
+                     "check its controller's logs")
+
+
+@check("headless-service-invalid", "error", scope="dgd")
+def headless_service_invalid(view):
+    """The group's Service is not headless, or does not publish not-ready addresses (a deadlock)."""
+    services = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s for s in view.snapshot.services or []}
+    for key, pods in sorted(_group_subdomains(view).items()):
+        svc = services.get(key)
+        if svc is None:
+            continue
+        spec = svc.get("spec") or {}
+        obj = {"kind": "Service", "namespace": key[0], "name": key[1]}
+        if spec.get("clusterIP") not in ("None", None):
+            yield _f("headless-service-invalid", "error", obj,
+                     f"Service {key[1]} has clusterIP {spec.get('clusterIP')}: pod DNS names need a headless "
+                     "Service (a ClusterIP Service of the same name shadows it, dynamo PR #5468/#9612)",
+                     "delete the ClusterIP Service; the orchestrator re-creates the headless one")
+        elif not spec.get("publishNotReadyAddresses"):
+            yield _f("headless-service-invalid", "error", obj,
+                     f"Service {key[1]} does not publish not-ready addresses: the leader is not Ready until its "
+                     "workers join, and workers cannot resolve a not-Ready leader (grove#134, lws#746)",
+                     "set publishNotReadyAddresses: true (Dynamo sets it in the PodCliqueSet's headlessServiceConfig)")

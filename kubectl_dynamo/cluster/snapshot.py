@@ -31,6 +31,7 @@ class Snapshot:
     podgangs: Optional[List[dict]] = None
     leaderworkersets: Optional[List[dict]] = None
     events: List[dict] = field(default_factory=list)
+    services: Optional[List[dict]] = None
     # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
     secrets: Dict[tuple, object] = field(default_factory=dict)
     skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
@@ -93,6 +94,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, secret_name: str = "mpi-
         snap.leaderworkersets = _list(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
                                       "leaderworkersets")
     snap.events = _list(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
+    snap.services = _list(cluster, snap, "services", "", "v1", "services")
     snap.requests = cluster.requests
     return snap
 

@@ -72,6 +72,7 @@ def pods(doc, *, group=0):
                                "grove.io/podclique-pod-index": str(i), "grove.io/podgang": f"{pcs}-0",
                                "app.kubernetes.io/part-of": pcs})
                 pod_name = f"{clique}-{i}"
+                spec.update({"hostname": pod_name, "subdomain": f"{pcs}-0"})  # Grove's pod DNS
             else:
                 lws = f"{name}-{cname}-0"
                 worker = 0 if role["name"] == "leader" else i + 1
@@ -79,6 +80,7 @@ def pods(doc, *, group=0):
                                "leaderworkerset.sigs.k8s.io/group-index": str(group),
                                "leaderworkerset.sigs.k8s.io/worker-index": str(worker), "role": role["name"]})
                 pod_name = f"{lws}-{group}" if worker == 0 else f"{lws}-{group}-{worker}"
+                spec.update({"hostname": pod_name, "subdomain": lws})  # LWS's Shared subdomain policy
             out.append({"apiVersion": "v1", "kind": "Pod",
                         "metadata": {"name": pod_name, "namespace": ns, "labels": labels}, "spec": spec})
     return out
@@ -97,7 +99,18 @@ def mpi_secret(ns, keys=("private.key", "private.key.pub")):
             "type": "Opaque", "stringData": {k: "test-key-material" for k in keys}}
 
 
-def group_objects(doc, *, configmap=True, secret=True, mutate=None):
+def headless_services(group):
+    """The headless Service per subdomain that Grove / LWS create for the group's DNS names."""
+    out = []
+    for ns, name in sorted({(p["metadata"]["namespace"], p["spec"]["subdomain"]) for p in group}):
+        out.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
+                    "spec": {"clusterIP": "None", "publishNotReadyAddresses": True,
+                             "selector": {"nvidia.com/dynamo-graph-deployment-name":
+                                          group[0]["metadata"]["labels"]["nvidia.com/dynamo-graph-deployment-name"]}}})
+    return out
+
+
+def group_objects(doc, *, configmap=True, secret=True, service=True, mutate=None):
     """DGD + pods (+ the ConfigMap / Secret the operator creates); ``mutate(pods)`` injects a fault."""
     ns = doc["metadata"]["namespace"]
     group = pods(doc)
@@ -112,4 +125,6 @@ def group_objects(doc, *, configmap=True, secret=True, mutate=None):
         objs.append(wait_leader_configmap(doc))
     if secret and backend == "trtllm":
         objs.append(mpi_secret(ns))
+    if service:
+        objs += headless_services(group)
     return objs + group

@@ -351,3 +351,38 @@ def test_lists_drop_managed_fields(sandbox, world):
     assert pods and not any("managedFields" in p["metadata"] for p in pods)
     full = cluster.list(path_for("", "v1", "pods", "healthy-vllm"), managed_fields=True)
     assert all(p["metadata"].get("managedFields") for p in full)
+
+
+def test_headless_service_missing(sandbox, world):
+    ns = "fault-dns"
+    rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "sglang", lws=True), service=False)
+    assert errors(data) == ["leader-dns-missing"]
+    f = next(f for f in data["findings"] if f["code"] == "leader-dns-missing")
+    assert f["object"] == {"kind": "Service", "namespace": ns, "name": "llm-decode-0"}
+
+
+def test_headless_service_not_publishing_not_ready(sandbox, world):
+    ns = "fault-publish"
+    objs = s.group_objects(s.dgd("llm", ns, "vllm"))
+    for o in objs:
+        if o["kind"] == "Service":
+            o["spec"]["publishNotReadyAddresses"] = False
+    install(world, objs)
+    wait_pods(world, ns, running=True)
+    rc, data = doctor(sandbox, ns)
+    assert errors(data) == ["headless-service-invalid"]
+
+
+def test_live_explain_uses_the_clusters_operator_gates_and_queues(sandbox, world):
+    proc = run_cli("explain", "dgd", "llm", "-n", "healthy-vllm", "-o", "json", "--kubeconfig", str(sandbox.kubeconfig))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert (data["operatorVersion"], data["originVersion"]) == (s.OPERATOR_VERSION, s.OPERATOR_VERSION)
+    assert (data["provider"], data["scheduler"], data["queue"]) == ("grove", "kai-scheduler", "dynamo")
+    assert [r["name"] for r in data["components"][0]["roles"]] == ["leader", "worker"]
+    # The DGD whose queue does not exist in this cluster: the live form finds it, offline cannot.
+    proc = run_cli("explain", "dgd", "llm", "-n", "fault-queue", "-o", "json", "--kubeconfig", str(sandbox.kubeconfig))
+    assert proc.returncode == 1
+    assert any(f["code"] == "kai-queue-missing" for f in json.loads(proc.stdout)["findings"])
+    missing = run_cli("explain", "dgd", "nope", "-n", "healthy-vllm", "--kubeconfig", str(sandbox.kubeconfig))
+    assert missing.returncode == 1 and missing.stderr.startswith('error: dynamographdeployments.nvidia.com "nope" not found')

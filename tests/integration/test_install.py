@@ -235,7 +235,10 @@ def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, tmp_path, clean)
     proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "install", "--orchestrator", "lws",
                              "--chart-source", str(slow), "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm,
                              "--yes", "--timeout", "120s"], cwd=str(REPO), env={**os.environ, **helm_env},
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # A shell running us in the background (`cmd &`, e.g. a CI wrapper) ignores
+                            # SIGINT and children inherit that; restore it as a terminal would have it.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     started = False
     for line in proc.stdout:
         started = started or line.startswith("[2/2] ")  # the progress line (the plan's are indented)
