@@ -27,6 +27,13 @@ def _multinode(view):
     return [c for c in view.components if c.expected["multinode"]]
 
 
+def _groups(view):
+    """(component, group) for every live group of every multinode component."""
+    for c in _multinode(view):
+        for g in c.groups.values():
+            yield c, g
+
+
 def _explain_findings(view, code):
     for f in view.explained["findings"]:
         if f["code"] == code:
@@ -81,17 +88,15 @@ def group_incomplete(view):
 @check("insufficient-gpus", "error", scope="dgd")
 def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
-    for c in _multinode(view):
-        for g in c.groups.values():
-            for p in g.pods:
-                cond = p.condition("PodScheduled") or {}
-                if not p.scheduled and "Insufficient nvidia.com/gpu" in (cond.get("message") or ""):
-                    want = c.expected["gpusPerPod"]
-                    yield _f("insufficient-gpus", "error", p.obj(),
-                             f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
-                             f"{cond.get('message')} (it needs {want} GPUs on one node)",
-                             "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
-                             "kubectl describe node | grep -A5 Allocated")
+    for c, g in _groups(view):
+        for p in g.pods:
+            cond = p.condition("PodScheduled") or {}
+            if not p.scheduled and "Insufficient nvidia.com/gpu" in (cond.get("message") or ""):
+                yield _f("insufficient-gpus", "error", p.obj(),
+                         f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
+                         f"{cond.get('message')} (it needs {c.expected['gpusPerPod']} GPUs on one node)",
+                         "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
+                         "kubectl describe node | grep -A5 Allocated")
 
 
 def _pending_reason(p) -> str:
@@ -102,19 +107,18 @@ def _pending_reason(p) -> str:
 @check("gang-partial", "error", scope="dgd")
 def gang_partial(view):
     """Part of a gang is scheduled while the rest waits: the gang is not enforced."""
-    for c in _multinode(view):
-        for g in c.groups.values():
-            placed = [p for p in g.pods if p.scheduled]
-            waiting = [p for p in g.pods if not p.scheduled and not p.gates]
-            gpu_short = [p for p in waiting if "Insufficient nvidia.com/gpu" in _pending_reason(p)]
-            if placed and waiting and not gpu_short:
-                names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
-                sched = placed[0].spec.get("schedulerName") or "default-scheduler"
-                yield _f("gang-partial", "error", view.obj(),
-                         f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                         f"(scheduler {sched}) while {names} wait; the placed pods hold their GPUs",
-                         "use a gang scheduler (KAI for Grove, Volcano for LWS: kubectl dynamo detect) and fix "
-                         "what keeps the waiting pods from scheduling")
+    for c, g in _groups(view):
+        placed = [p for p in g.pods if p.scheduled]
+        waiting = [p for p in g.pods if not p.scheduled and not p.gates]
+        gpu_short = [p for p in waiting if "Insufficient nvidia.com/gpu" in _pending_reason(p)]
+        if placed and waiting and not gpu_short:
+            names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+            sched = placed[0].spec.get("schedulerName") or "default-scheduler"
+            yield _f("gang-partial", "error", view.obj(),
+                     f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
+                     f"(scheduler {sched}) while {names} wait; the placed pods hold their GPUs",
+                     "use a gang scheduler (KAI for Grove, Volcano for LWS: kubectl dynamo detect) and fix "
+                     "what keeps the waiting pods from scheduling")
 
 
 @check("scheduling-gated", "error", scope="dgd")
@@ -141,51 +145,48 @@ def scheduling_gated(view):
 @check("rank-duplicate", "error", scope="dgd")
 def rank_duplicate(view):
     """Two pods of one group claim the same rank."""
-    for c in _multinode(view):
-        for g in c.groups.values():
-            seen = {}
-            for p in g.pods:
-                if p.rank is not None:
-                    seen.setdefault(p.rank, []).append(p.name)
-            for rank, names in sorted(seen.items()):
-                if len(names) > 1:
-                    yield _f("rank-duplicate", "error", view.obj(),
-                             f"component {c.name} group {g.index}: rank {rank} is held by {', '.join(sorted(names))}",
-                             "delete the stray pod so the orchestrator recreates the group consistently")
+    for c, g in _groups(view):
+        seen = {}
+        for p in g.pods:
+            if p.rank is not None:
+                seen.setdefault(p.rank, []).append(p.name)
+        for rank, names in sorted(seen.items()):
+            if len(names) > 1:
+                yield _f("rank-duplicate", "error", view.obj(),
+                         f"component {c.name} group {g.index}: rank {rank} is held by {', '.join(sorted(names))}",
+                         "delete the stray pod so the orchestrator recreates the group consistently")
 
 
 @check("rank-gap", "error", scope="dgd")
 def rank_gap(view):
     """A complete group whose ranks are not exactly 0..nodeCount-1."""
-    for c in _multinode(view):
+    for c, g in _groups(view):
         n = c.expected["nodeCount"]
-        for g in c.groups.values():
-            ranks = [p.rank for p in g.pods]
-            if len(g.pods) != n or len(set(ranks)) != len(ranks):
-                continue  # group-incomplete / rank-duplicate say it
-            missing = sorted(set(range(n)) - set(r for r in ranks if r is not None))
-            if missing:
-                yield _f("rank-gap", "error", view.obj(),
-                         f"component {c.name} group {g.index}: ranks {sorted(r for r in ranks if r is not None)}, "
-                         f"missing {missing} (the engine waits for all {n} ranks)",
-                         "the pod indices do not match the group size: delete the group's pods to recreate them")
+        ranks = [p.rank for p in g.pods]
+        if len(g.pods) != n or len(set(ranks)) != len(ranks):
+            continue  # group-incomplete / rank-duplicate say it
+        missing = sorted(set(range(n)) - set(r for r in ranks if r is not None))
+        if missing:
+            yield _f("rank-gap", "error", view.obj(),
+                     f"component {c.name} group {g.index}: ranks {sorted(r for r in ranks if r is not None)}, "
+                     f"missing {missing} (the engine waits for all {n} ranks)",
+                     "the pod indices do not match the group size: delete the group's pods to recreate them")
 
 
 @check("leader-not-ready", "error", scope="dgd")
 def leader_not_ready(view):
     """The leader is not Ready while its workers are up."""
-    for c in _multinode(view):
-        for g in c.groups.values():
-            leaders = g.role("leader")
-            workers = g.role("worker")
-            if leaders and workers and any(w.status.get("phase") == "Running" for w in workers):
-                for p in leaders:
-                    if p.status.get("phase") == "Running" and not p.ready:
-                        yield _f("leader-not-ready", "error", p.obj(),
-                                 f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
-                                 "run; the engine is not serving",
-                                 f"kubectl logs -n {p.namespace} {p.name} -c main   (look for workers that never "
-                                 "joined, NCCL or Ray errors)")
+    for c, g in _groups(view):
+        leaders = g.role("leader")
+        workers = g.role("worker")
+        if leaders and workers and any(w.status.get("phase") == "Running" for w in workers):
+            for p in leaders:
+                if p.status.get("phase") == "Running" and not p.ready:
+                    yield _f("leader-not-ready", "error", p.obj(),
+                             f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
+                             "run; the engine is not serving",
+                             f"kubectl logs -n {p.namespace} {p.name} -c main   (look for workers that never "
+                             "joined, NCCL or Ray errors)")
 
 
 @check("crash-loop", "error", scope="dgd")
@@ -297,20 +298,19 @@ def quantity_bytes(text):
 @check("shm-too-small", "warning", scope="dgd")
 def shm_too_small(view):
     """/dev/shm is missing or smaller than 8Gi on a multinode GPU pod (NCCL needs it)."""
-    for c in _multinode(view):
-        for g in c.groups.values():
-            for p in g.pods:
-                mount = next((m for m in p.main.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None)
-                vol = next((v for v in p.spec.get("volumes") or [] if mount and v.get("name") == mount.get("name")), None)
-                size = quantity_bytes(((vol or {}).get("emptyDir") or {}).get("sizeLimit")) if vol else None
-                if mount is None:
-                    yield _f("shm-too-small", "warning", p.obj(), f"{p.name} mounts nothing at /dev/shm (64Mi default)",
-                             "set sharedMemorySize (v1beta1) or leave the operator's 8Gi default")
-                elif size is not None and size < MIN_SHM_BYTES:
-                    yield _f("shm-too-small", "warning", p.obj(),
-                             f"{p.name} /dev/shm is {vol['emptyDir']['sizeLimit']} (< 8Gi); NCCL fails with "
-                             "'No space left on device' for TP > 1",
-                             "raise the component's sharedMemorySize to 8Gi or more")
+    for c, g in _groups(view):
+        for p in g.pods:
+            mount = next((m for m in p.main.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None)
+            vol = next((v for v in p.spec.get("volumes") or [] if mount and v.get("name") == mount.get("name")), None)
+            size = quantity_bytes(((vol or {}).get("emptyDir") or {}).get("sizeLimit")) if vol else None
+            if mount is None:
+                yield _f("shm-too-small", "warning", p.obj(), f"{p.name} mounts nothing at /dev/shm (64Mi default)",
+                         "set sharedMemorySize (v1beta1) or leave the operator's 8Gi default")
+            elif size is not None and size < MIN_SHM_BYTES:
+                yield _f("shm-too-small", "warning", p.obj(),
+                         f"{p.name} /dev/shm is {vol['emptyDir']['sizeLimit']} (< 8Gi); NCCL fails with "
+                         "'No space left on device' for TP > 1",
+                         "raise the component's sharedMemorySize to 8Gi or more")
 
 
 @check("workload-provider-mismatch", "warning", scope="dgd")
