@@ -386,3 +386,18 @@ def test_live_explain_uses_the_clusters_operator_gates_and_queues(sandbox, world
     assert any(f["code"] == "kai-queue-missing" for f in json.loads(proc.stdout)["findings"])
     missing = run_cli("explain", "dgd", "nope", "-n", "healthy-vllm", "--kubeconfig", str(sandbox.kubeconfig))
     assert missing.returncode == 1 and missing.stderr.startswith('error: dynamographdeployments.nvidia.com "nope" not found')
+
+
+def test_scheduling_gated_group(sandbox, world):
+    ns = "fault-gated"
+
+    def gate(pods):  # what Grove does until the PodGang exists (no PodGang is created here)
+        for p in pods:
+            p["spec"]["schedulingGates"] = [{"name": "grove.io/podgang-pending-creation"}]
+
+    install(world, s.group_objects(s.dgd("llm", ns, "vllm"), mutate=gate))
+    world.sb.kubectl("-n", ns, "wait", "--for=condition=PodScheduled=False", "pod", "--all", "--timeout=90s")
+    rc, data = doctor(sandbox, ns)
+    assert errors(data) == ["scheduling-gated"]
+    gated = [f for f in data["findings"] if f["code"] == "scheduling-gated"]
+    assert len(gated) == 2 and all("PodGang llm-0 does not exist" in f["message"] for f in gated)
