@@ -74,12 +74,13 @@ def reset(sandbox, helm, helm_env):
     """No releases of ours, no orchestrator CRDs (Helm keeps those of crds/), no World leftovers."""
     for name, ns in releases(sandbox, helm, helm_env):
         if (name, ns) in RELEASES:
-            subprocess.run([helm, "uninstall", name, "-n", ns, "--wait", "--kubeconfig", str(sandbox.kubeconfig)],
-                           capture_output=True, env={**os.environ, **helm_env}, timeout=180)
+            # No --wait: helm would wait on CRDs it deletes (Volcano's are templates), which can stall
+            # (see world.delete_crds); the waiting is done below, with the nudge.
+            subprocess.run([helm, "uninstall", name, "-n", ns, "--kubeconfig", str(sandbox.kubeconfig)],
+                           capture_output=True, env={**os.environ, **helm_env}, timeout=150)
     for ns, name in WORLD_LEFTOVERS:
         sandbox.kubectl("delete", "deployment", name, "-n", ns, "--ignore-not-found", "--wait=true")
-    names = [n for p in w.PROJECTS for n in w.crd_names(p)]
-    sandbox.kubectl("delete", "crd", *names, "--ignore-not-found", "--wait=true")
+    w.delete_crds(sandbox, [n for p in w.PROJECTS for n in w.crd_names(p)])
     w.World(sandbox).wait_discovery(set(), timeout=60)
 
 

@@ -131,6 +131,28 @@ def volcano_queues():
              "spec": {"weight": 1, "reclaimable": True}} for n in ("root", "default")]
 
 
+def delete_crds(sandbox, names, timeout=180.0):
+    """Delete CRDs and wait until they are gone. A CRD deleted right after it was created can stall
+    in kube-apiserver's finalizer ("could not list instances: storage is (re)initializing") and is
+    retried only with a long back-off; any update requeues it, so stalled ones get a nudge."""
+    names = list(names)
+    sandbox.kubectl("delete", "crd", *names, "--ignore-not-found", "--wait=false")
+    deadline = time.monotonic() + timeout
+    nudge = 0
+    while True:
+        present = set(sandbox.kubectl("get", "crd", "-o", "name").stdout.split())
+        left = [n for n in names if f"customresourcedefinition.apiextensions.k8s.io/{n}" in present]
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"CRDs still present after {timeout:.0f}s: {left}")
+        nudge += 1
+        if nudge % 10 == 0:  # every ~3 s
+            sandbox.kubectl("annotate", "crd", *left, f"kubectl-dynamo.test/nudge={nudge}", "--overwrite",
+                            check=False)
+        time.sleep(0.3)
+
+
 class World:
     """What is installed in the shared sandbox; each scenario says what it wants with ``ensure``."""
 
@@ -173,7 +195,7 @@ class World:
         want = set(projects)
         have = self.crds
         for p in sorted(have - want):
-            self.sb.kubectl("delete", "crd", *crd_names(p), "--ignore-not-found", "--wait=true")
+            delete_crds(self.sb, crd_names(p))
         for p in sorted(want - have):
             args = ["apply", "--server-side", "--force-conflicts"]
             for f in crd_files(p):
