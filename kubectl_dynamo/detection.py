@@ -195,6 +195,33 @@ def effective_gates(facts: Facts, operator_present: bool) -> selection.Gates:
     return selection.compute_gates((facts.groups or {}).keys(), config)
 
 
+@dataclass
+class ClusterContext:
+    """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
+    version and MPI secret name (None = unknown), and notes on what could not be read."""
+
+    gates: object = None
+    kai_queues: Optional[list] = None
+    operator_version: Optional[str] = None
+    ssh_secret_name: Optional[str] = None
+    notes: List[str] = field(default_factory=list)
+
+
+def operator_context(facts: Facts) -> ClusterContext:
+    """The context ``explain dgd NAME`` and ``doctor`` render DGDs in."""
+    from .operator.context import MPI_SSH_SECRET_DEFAULT
+
+    op = find_dynamo_operator(facts.deployments)
+    mpi = (facts.operator_config or {}).get("mpi") or {}
+    return ClusterContext(
+        gates=effective_gates(facts, op is not None),
+        kai_queues=[q["metadata"]["name"] for q in facts.kai_queues] if facts.kai_queues is not None else None,
+        operator_version=operator_version(op) if op else None,
+        ssh_secret_name=mpi.get("sshSecretName") or MPI_SSH_SECRET_DEFAULT,
+        notes=[f"{what} unknown: {why}" for what, why in sorted(facts.unknown.items())],
+    )
+
+
 def kai_queues(raw: Optional[list]) -> list:
     items = raw or []
     parents = {((q.get("spec") or {}).get("parentQueue")) for q in items}

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 from .checks import cluster as cluster_checks
 from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
 from .checks import registry
-from .detection import detect, effective_gates, find_dynamo_operator, operator_version
+from .detection import detect, operator_context
 from .operator.render import explain_dgd
 
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
@@ -145,18 +145,8 @@ def _int(value) -> Optional[int]:
         return None
 
 
-def operator_context(snapshot):
-    """Gates, queues, operator version and MPI secret name, as the live operator has them."""
-    facts = snapshot.facts
-    op = find_dynamo_operator(facts.deployments)
-    gates = effective_gates(facts, op is not None)
-    queues = [q["metadata"]["name"] for q in facts.kai_queues] if facts.kai_queues is not None else None
-    secret = ((facts.operator_config or {}).get("mpi") or {}).get("sshSecretName") or "mpi-run-ssh-secret"
-    return gates, queues, (operator_version(op) if op else None), secret
-
-
 def build_views(snapshot) -> List[DgdView]:
-    gates, queues, op_version, secret = operator_context(snapshot)
+    ctx = operator_context(snapshot.facts)
     by_dgd: Dict[tuple, List[PodInfo]] = {}
     for pod in snapshot.pods:
         meta = pod.get("metadata") or {}
@@ -164,8 +154,8 @@ def build_views(snapshot) -> List[DgdView]:
         by_dgd.setdefault(key, []).append(classify(pod))
     views = []
     for dgd in sorted(snapshot.dgds, key=lambda d: (d["metadata"].get("namespace", ""), d["metadata"]["name"])):
-        explained = explain_dgd(dgd, operator_version=op_version, gates=gates, kai_queues=queues,
-                                ssh_secret_name=secret)
+        explained = explain_dgd(dgd, operator_version=ctx.operator_version, gates=ctx.gates,
+                                kai_queues=ctx.kai_queues, ssh_secret_name=ctx.ssh_secret_name)
         pods = by_dgd.get((dgd["metadata"].get("namespace"), dgd["metadata"]["name"]), [])
         comps = []
         for c in explained["components"]:
@@ -176,7 +166,7 @@ def build_views(snapshot) -> List[DgdView]:
                     continue
                 view.groups.setdefault(p.group, Group(c["name"], p.group)).pods.append(p)
             comps.append(view)
-        views.append(DgdView(dgd, explained, comps, snapshot, secret))
+        views.append(DgdView(dgd, explained, comps, snapshot, ctx.ssh_secret_name))
     return views
 
 

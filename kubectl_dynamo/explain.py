@@ -7,27 +7,16 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import schema
+from .detection import ClusterContext
 from .manifests import Document
 from .operator import validate
 from .operator.render import explain_dgd
 
 DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
              "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
-
-
-@dataclass
-class ClusterContext:
-    """What a live explain takes from the cluster (all optional: unknown stays None)."""
-
-    gates: object = None
-    kai_queues: Optional[list] = None
-    operator_version: Optional[str] = None
-    ssh_secret_name: Optional[str] = None
-    notes: List[str] = field(default_factory=list)
 
 
 def schema_findings(doc: dict) -> List[dict]:
