@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "testdata" / "dgd-examples"
+CORPUS = REPO / "tests" / "data" / "corpus"
 ONE = CORPUS / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml"
 
 

@@ -26,15 +26,11 @@ URI_SHA = re.compile(r"uri: \S*/kubectl-dynamo_(v[^_\s]+)_([a-z0-9]+)_([a-z0-9]+
 
 
 def package_version() -> str:
-    text = (REPO / "pyproject.toml").read_text()
-    m = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.M | re.S)
-    if not m:
-        sys.exit("render_manifest: no [project] version in pyproject.toml")
+    """The one source of the version: ``kubectl_dynamo.__version__`` (pyproject reads it too)."""
     init = re.search(r'^__version__\s*=\s*"([^"]+)"', (REPO / "kubectl_dynamo/__init__.py").read_text(), re.M)
-    if not init or init.group(1) != m.group(1):
-        sys.exit(f"render_manifest: pyproject version {m.group(1)} != kubectl_dynamo.__version__ "
-                 f"{init.group(1) if init else None}")
-    return m.group(1)
+    if not init:
+        sys.exit("render_manifest: no __version__ in kubectl_dynamo/__init__.py")
+    return init.group(1)
 
 
 def archive_name(version: str, os_: str, arch: str) -> str:

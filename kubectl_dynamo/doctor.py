@@ -2,7 +2,7 @@
 
 Pure: takes a ``Snapshot`` (raw lists) and returns the documented JSON contract. Pods are tied
 to their DGD, component, group and rank by the labels the operator and the orchestrators put on
-them (orchestrators.md §4):
+them (as the operator, Grove and LWS set them):
 
 - ``nvidia.com/dynamo-graph-deployment-name`` / ``nvidia.com/dynamo-component`` (operator);
 - Grove: clique ``grove.io/podclique`` ending in ``-ldr``/``-wkr``, group

@@ -4,7 +4,7 @@ Pure: ``build(spec)`` turns a ``GenerateSpec`` into a DGD dict; ``check_sizing``
 arithmetic. The launch lines of 1.6 role templates (``role_args``, ``trtllm_role_command``) are
 shared with ``upgrade dgd --role-templates``.
 
-What the operator adds by itself (operator-behavior.md §2.6: ports, probes, Dynamo env; §2.2–2.4:
+What the operator adds by itself (component_worker.go: ports, probes, Dynamo env; backend_*.go:
 multinode launch flags unless role templates own them) is deliberately *not* emitted, so the
 manifest stays short and the operator's defaults keep applying.
 

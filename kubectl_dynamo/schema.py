@@ -35,7 +35,7 @@ def _data(name: str):
     return resources.files("kubectl_dynamo") / "data" / name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def openapi(version: str) -> dict:
     """The ``openAPIV3Schema`` of a served version, with descriptions (for field docs)."""
     with _data(SCHEMA_FILE).open("r", encoding="utf-8") as f:
@@ -107,7 +107,7 @@ def generate_validation(generated: dict) -> dict:
     return {v: _to_json_schema(root) for v, root in generated["versions"].items()}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validation_schema(version: str) -> dict:
     with _data(VALIDATION_FILE).open("r", encoding="utf-8") as f:
         return json.load(f)[version]
@@ -143,7 +143,7 @@ def _path(parts) -> str:
     return text or "(root)"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pod_validator(kube_version: str):
     """kubernetes-validate's strict Pod schema, built once: its own ``validate()`` re-reads the
     multi-megabyte definitions file on every call."""

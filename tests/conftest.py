@@ -17,7 +17,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SANDBOX = REPO / "scripts" / "sandbox"
-SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"
+CORPUS_DIR = DATA / "corpus"  # real DGD manifests, see its PROVENANCE.md
 
 
 class Sandbox:

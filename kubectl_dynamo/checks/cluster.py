@@ -9,7 +9,7 @@ from ..detection import Facts
 from ..operator import selection, versions
 from .registry import check
 
-# Minimum orchestrator versions per operator line (Dynamo compatibility table; operator-behavior.md §7).
+# Minimum orchestrator versions per operator line (the Dynamo docs' compatibility table).
 # 1.6: the seed's later docs say Grove v0.1.0-alpha.15 for the portable topology variables.
 COMPATIBILITY = {
     "1.0": {"kai": "v0.13.0", "grove": "v0.1.0-alpha.6"},

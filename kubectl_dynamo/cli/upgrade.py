@@ -139,7 +139,8 @@ def upgrade_command(kind, name, filename, write, show_diff, force, topology_alia
     rejected the dry run, 2 usage or unreadable input, 3 cluster unreachable.
     """
     from ..operator import versions
-    from ..upgrade import Options as UpgradeOptions, unified_diff
+    from ..upgrade import Options as UpgradeOptions
+    from ..upgrade import unified_diff
 
     if bool(name) == bool(filename):
         raise UsageError("give either NAME (a live DGD) or -f FILE")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 from urllib.parse import urlencode
 
-from ..errors import ClusterUnreachable, Forbidden, NotFound, Unauthorized, UsageError, DynamoError
+from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized, UsageError
 
 SA_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 DEFAULT_TIMEOUT = 30.0

@@ -5,7 +5,7 @@ Modelled on ai-dynamo/dynamo main @2a6da14c (the snapshot the bundled CRD comes 
 ``ConvertFromDynamoGraphDeploymentSpec``) and ``shared_spec_conversion.go``
 (``ConvertFromDynamoComponentDeploymentSharedSpec``, ``buildSharedPodTemplateFromAlpha``,
 ``buildMainContainerFromDedicated``, ``mergeExtraPodSpecMainContainer``, ``resourcesToNative``,
-``convertExperimentalToHub``, ``saveSharedAlphaOnlySpec``). See operator-behavior.md §5.
+``convertExperimentalToHub``, ``saveSharedAlphaOnlySpec``). Source: ai-dynamo/dynamo@2a6da14c deploy/operator/api/v1alpha1/*_conversion.go.
 
 Pure and generic: works on any Mapping/list tree (plain dicts from PyYAML, or ruamel.yaml
 round-trip CommentedMap/CommentedSeq). Values that are not converted are moved, not copied, and
@@ -753,9 +753,9 @@ class _Converter:
         for k in ("livenessProbe", "readinessProbe"):
             probe = main.get(k)
             if isinstance(probe, Mapping) and sum(h in probe for h in _PROBE_HANDLERS) > 1:
-                self.warn(f"{path}.{k}", "merged with extraPodSpec.mainContainer.{0} field by field "
+                self.warn(f"{path}.{k}", f"merged with extraPodSpec.mainContainer.{k} field by field "
                                          "(as upstream), which leaves more than one probe handler; "
-                                         "set the probe in one place".format(k))
+                                         "set the probe in one place")
         return main
 
     def merge_envs(self, common: Any, specific: Any) -> Any:

@@ -1,10 +1,10 @@
-"""The MultinodeDeployer contract shared by the Grove and LWS providers (operator-behavior.md §2.0).
+"""The MultinodeDeployer contract shared by the Grove and LWS providers (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/graph.go).
 
 A deployer answers four questions for the backends: the leader's host name, the node rank of a
 worker (and whether that rank needs a shell to evaluate), whether the leader must wait for worker
 DNS, and the host list for ``mpirun -H``.
 
-1.6 portable topology (§3, [DOCS-ONLY]): for DGDs created by operator >= 1.6.0 the operator also
+1.6 portable topology (documented for 1.6 only, not in the 1.5-era source): for DGDs created by operator >= 1.6.0 the operator also
 injects ``DYNAMO_RANK`` / ``DYNAMO_LEADER_ADDRESS`` into the main container and its *own* vLLM-mp
 and SGLang flags use the aliases. ``portable`` switches that on; the provider-specific answers
 stay available for the other paths (Ray, data-parallel, TRT-LLM, init containers), which the docs

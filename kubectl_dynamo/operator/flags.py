@@ -1,4 +1,4 @@
-"""Command-line rewriting shared by the backends, plus backend and GPU detection (operator-behavior.md §2.0, §2.1).
+"""Command-line rewriting shared by the backends, plus backend and GPU detection (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/graph.go, backend_*.go).
 
 Regular expressions are written for Python ``re`` but keep the meaning of the operator's Go RE2
 patterns: ``\\s`` is spelled ``[\\t\\n\\f\\r ]`` (RE2's ``\\s`` has no Unicode or ``\\v``), and an
@@ -33,7 +33,7 @@ def is_python_command(cmd: str) -> bool:
     return cmd in ("python", "python3") or bool(_PYTHON_CMD.match(cmd))
 
 
-def _injection_pattern(framework: str) -> "re.Pattern[str]":
+def _injection_pattern(framework: str) -> re.Pattern[str]:
     # Greedy [^|&;]* runs to the LAST occurrence of the framework word in the segment, then the lazy
     # tail stops at the next whitespace: flags land right after that token.
     return re.compile(rf"(python[0-9.]*{WS}+[^|&;]*{re.escape(framework)}[^|&;]*?)({WS}|\Z|[|&;])")

@@ -1,6 +1,6 @@
 """Grove provider: leader/worker addressing, clique and PodCliqueSet names, KAI/Volcano wiring.
 
-operator-behavior.md §1.5, §2.0. A multinode component becomes a PodCliqueScalingGroup named
+ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/grove.go, graph.go. A multinode component becomes a PodCliqueScalingGroup named
 ``lower(<comp>)`` with cliques ``<comp>-ldr`` (1 pod) and ``<comp>-wkr`` (nodeCount-1 pods); Grove
 injects ``GROVE_PCSG_NAME``, ``GROVE_PCSG_INDEX``, ``GROVE_PCLQ_POD_INDEX``,
 ``GROVE_PCSG_POD_INDEX`` and ``GROVE_HEADLESS_SERVICE`` into every container.

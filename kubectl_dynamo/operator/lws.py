@@ -1,6 +1,6 @@
 """LeaderWorkerSet provider (component provider + LWS gate): addressing and object names.
 
-operator-behavior.md §1.4, §1.7, §2.0. LWS injects ``LWS_LEADER_ADDRESS`` (``<lws>-<group>.<lws>.<ns>``)
+ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/lws.go, graph.go. LWS injects ``LWS_LEADER_ADDRESS`` (``<lws>-<group>.<lws>.<ns>``)
 and ``LWS_WORKER_INDEX`` (leader 0, workers 1..N-1); workers are ``<lws>-<group>-<i>``.
 
 Version drift (operator version, not origin version, because it is a code change in the deployer):

@@ -1,4 +1,4 @@
-"""GenerateBasePodSpec: the rendered pod of one component role (operator-behavior.md §2.0 steps 1–7).
+"""GenerateBasePodSpec: the rendered pod of one component role (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/graph.go).
 
 Order matters for byte-exact output:
 
@@ -51,7 +51,7 @@ def dynamo_namespace(namespace: str, dgd_name: str) -> str:
 def base_container(component_type: str, dgd_name: str, namespace: str, annotations: Dict[str, str]) -> dict:
     """The operator's default ``main`` container for a component type.
 
-    Worker types get the full §2.6 defaults. Other types get only the common env; their
+    Worker types get the full worker defaults (component_worker.go). Other types get only the common env; their
     type-specific ports/probes (frontend HTTP port, planner metrics…) are [UNVERIFIED] and omitted.
     """
     env = [

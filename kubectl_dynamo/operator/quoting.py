@@ -1,4 +1,4 @@
-"""Shell quoting exactly as the Dynamo operator does it (operator-behavior.md §2.1, §2.2).
+"""Shell quoting exactly as the Dynamo operator does it (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/backend_*.go).
 
 Two quoting styles exist because two code paths build shell lines:
 

@@ -3,7 +3,7 @@
 Pure: callers pass the facts (served API groups, the operator's config, queues, annotations);
 ``detect`` gathers them from a cluster, ``explain`` may assume them offline.
 
-The operator (operator-behavior.md §1):
+The operator (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_workload_provider.go, webhook defaulting):
 - computes feature gates once at start-up from its config and API discovery (``compute_gates``);
 - stamps ``nvidia.com/workload-provider`` on CREATE: ``grove`` iff the Grove gate is on and the
   lower-cased annotation ``nvidia.com/enable-grove`` is not ``"false"``; else ``component``;

@@ -1,4 +1,4 @@
-"""SGLang backend (operator-behavior.md §2.3): distributed-init flags for every multinode pod.
+"""SGLang backend (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/backend_sglang.go): distributed-init flags for every multinode pod.
 
 No GPU or TP logic and no idempotency check: the flags are injected even if the user already
 passed them. The compilation cache is only logged by the operator (no env).

@@ -1,4 +1,4 @@
-"""TensorRT-LLM backend (operator-behavior.md §2.4): MPI over SSH across the multinode pods.
+"""TensorRT-LLM backend (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/backend_trtllm.go): MPI over SSH across the multinode pods.
 
 The leader sets up the SSH client and runs ``mpirun`` over every pod (on LWS after waiting for
 the workers' DNS); workers discard the user command and run ``sshd`` on port 2222. Both mount the

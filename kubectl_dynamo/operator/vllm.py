@@ -1,6 +1,6 @@
 """vLLM backend: multinode launch rewriting (mp / Ray / elastic EP / data parallel), probes, env.
 
-operator-behavior.md §2.2. The mode is chosen from the container's *args* only (each arg split on
+ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/backend_vllm.go. The mode is chosen from the container's *args* only (each arg split on
 whitespace; the command is not inspected), the main container's GPU count and node count:
 
 1. TP×PP > GPUs/pod (GPUs > 0)            -> mp (annotation or origin >= 1.0.0) or Ray

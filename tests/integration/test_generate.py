@@ -19,7 +19,7 @@ from tests.integration import world as w
 DATA = REPO / "tests" / "data" / "upgrade"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _crd_names(project: str):
     # world.crd_names parses multi-MB CRDs with pure-Python YAML on every discovery poll (~22 s per
     # round); the C loader and a cache give the same names in well under a second.

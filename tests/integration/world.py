@@ -25,7 +25,7 @@ def crd_files(project: str):
     return sorted((CRD_DIR / project).glob("*.yaml"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def crd_names(project: str) -> tuple:
     """CRD names of a set (parsed once: the files are megabytes; libyaml when available)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -21,9 +21,9 @@ from kubectl_dynamo.operator.convert import (
     to_v1beta1,
 )
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CRD = SHARED / "testdata" / "crds" / "dynamo" / "nvidia.com_dynamographdeployments.yaml"
-CORPUS = SHARED / "testdata" / "dgd-examples"
+REPO = Path(__file__).resolve().parents[2]
+CRD = REPO / "kubectl_dynamo" / "data" / "crds" / "nvidia.com_dynamographdeployments.yaml"
+CORPUS = REPO / "tests" / "data" / "corpus"
 
 
 # ---------------------------------------------------------------- CRD schema as JSON Schema
@@ -47,7 +47,7 @@ def _to_json_schema(node):
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def crd_schema(version: str) -> dict:
     crd = yaml.safe_load(CRD.read_text())
     for v in crd["spec"]["versions"]:

@@ -4,7 +4,7 @@ import copy
 
 from kubectl_dynamo import doctor
 from kubectl_dynamo.checks.registry import run
-from kubectl_dynamo.cluster.snapshot import Snapshot, UNREAD_CONTAINER_FIELDS, slim_pod
+from kubectl_dynamo.cluster.snapshot import UNREAD_CONTAINER_FIELDS, Snapshot, slim_pod
 from kubectl_dynamo.detection import Facts
 from tests.integration import scenarios as s
 

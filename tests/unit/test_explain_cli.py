@@ -1,7 +1,6 @@
 """`explain dgd` as a user runs it: offline files, stdin, field docs, exit codes."""
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -9,9 +8,9 @@ from click.testing import CliRunner
 from kubectl_dynamo.cli import PROG, cli
 from kubectl_dynamo.explain import explain_documents
 from kubectl_dynamo.manifests import load
-from tests.conftest import REPO, SHARED, run_cli
+from tests.conftest import CORPUS_DIR, REPO, run_cli
 
-CORPUS = sorted((SHARED / "testdata" / "dgd-examples").rglob("*.yaml"))
+CORPUS = sorted(CORPUS_DIR.rglob("*.yaml"))
 MIXED = REPO / "tests" / "data" / "explain" / "mixed.yaml"
 
 
@@ -44,7 +43,7 @@ def test_multi_document_skips_other_kinds_and_reports_errors():
 
 
 def test_single_dgd_json_is_the_contract_object():
-    path = SHARED / "testdata" / "dgd-examples" / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml"
+    path = CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml"
     r = invoke("explain", "dgd", "-f", str(path), "-o", "json")
     data = json.loads(r.output)
     assert set(data) == {"name", "namespace", "apiVersion", "operatorVersion", "originVersion", "provider",

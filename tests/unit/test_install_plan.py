@@ -10,8 +10,8 @@ from kubectl_dynamo import install as ins
 from kubectl_dynamo.cli import PROG, cli
 from tests.conftest import run_cli
 
-# The commands exactly as the upstream multinode docs give them (../shared/seeds/000_5fff60092c01dbc5.txt)
-# and, for Grove and KAI installed on their own, as their READMEs do (orchestrators.md §3).
+# The commands exactly as the upstream multinode docs give them (tests/data/seeds/multinode-orchestration.txt)
+# and, for Grove and KAI installed on their own, as their READMEs do (Grove and KAI-Scheduler READMEs).
 SEED_PLATFORM = """helm upgrade --install dynamo-platform dynamo-platform-$RELEASE_VERSION.tgz \\
 --namespace $NAMESPACE \\
 --create-namespace \\

@@ -1,4 +1,4 @@
-"""Backend rendering, unit level: the worked examples of operator-behavior.md §8.2 byte for byte."""
+"""Backend rendering, unit level: worked examples from the operator's backend_*.go behaviour, byte for byte."""
 
 import copy
 

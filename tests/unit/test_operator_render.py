@@ -9,7 +9,7 @@ import yaml
 from kubectl_dynamo.operator import selection
 from kubectl_dynamo.operator.render import explain_dgd
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "testdata" / "dgd-examples"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpus"
 ORIGIN = "nvidia.com/dynamo-operator-origin-version"
 LH = "$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-decode-ldr-0.$(GROVE_HEADLESS_SERVICE)"
 

@@ -45,9 +45,9 @@ def test_validator_agrees_with_jsonschema_on_the_corpus_and_on_bad_documents():
 
     from kubectl_dynamo.manifests import load
     from kubectl_dynamo.validator import validate
-    from tests.conftest import SHARED
+    from tests.conftest import CORPUS_DIR
 
-    docs = [d.data for f in sorted((SHARED / "testdata" / "dgd-examples").rglob("*.yaml")) for d in load(str(f))
+    docs = [d.data for f in sorted(CORPUS_DIR.rglob("*.yaml")) for d in load(str(f))
             if d.is_dgd]
     bad = []
     for d in docs[:10]:

@@ -1,4 +1,4 @@
-"""The orchestrator selection algorithm, pure (operator-behavior.md §1)."""
+"""The orchestrator selection algorithm, pure (the operator's provider choice and webhook defaulting)."""
 
 import pytest
 

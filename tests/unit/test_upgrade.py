@@ -18,7 +18,7 @@ from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.schema import schema_errors
 from tests.conftest import run_cli
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "testdata" / "dgd-examples"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpus"
 DATA = Path(__file__).resolve().parents[1] / "data" / "upgrade"
 FILES = sorted(CORPUS.glob("v1.0.1/*.yaml"))
 
