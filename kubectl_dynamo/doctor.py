@@ -204,8 +204,7 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
 
 def _cluster_finding(f):
     if f.object is None:
-        return registry.Finding(f.code, f.severity, f.message, f.hint, {"kind": "Cluster", "namespace": None,
-                                                                        "name": None})
+        return f.at({"kind": "Cluster", "namespace": None, "name": None})
     return f
 
 

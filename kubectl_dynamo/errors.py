@@ -9,7 +9,9 @@ class ExitCode(IntEnum):
     OK = 0
     FINDINGS = 1  # findings at or above the threshold, or invalid input content
     USAGE = 2  # bad flags, unreadable input
-    UNREACHABLE = 3  # cluster unreachable or unauthorized
+    UNREACHABLE = 3  # cluster unreachable, unauthorized, or an answer that is not the API's
+    INTERNAL = 70  # a bug in kubectl-dynamo (sysexits' EX_SOFTWARE): never mistaken for findings
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
 
 
 class DynamoError(Exception):

@@ -49,7 +49,7 @@ def _strip_v(text: str) -> str:
     return text[1:] if text.startswith("v") else text
 
 
-@check("permission-denied", "warning")
+@check("permission-denied")
 def permission_denied(view: ClusterView):
     """A lookup was forbidden or failed, so part of the answer is unknown."""
     for what, why in sorted(view.facts.unknown.items()):
@@ -57,7 +57,7 @@ def permission_denied(view: ClusterView):
                "grant read access (see docs/rbac/) or run as a user who may read it")
 
 
-@check("kubernetes-too-old", "error")
+@check("kubernetes-too-old")
 def kubernetes_too_old(view: ClusterView):
     """The API server is older than Dynamo supports."""
     raw = view.report["kubernetes"]["version"]
@@ -73,7 +73,7 @@ def kubernetes_too_old(view: ClusterView):
                "upgrade the cluster to Kubernetes 1.30 or newer before installing the platform chart")
 
 
-@check("no-multinode-orchestrator", "error")
+@check("no-multinode-orchestrator")
 def no_orchestrator(view: ClusterView):
     """Neither Grove nor LWS+Volcano is usable: a multinode DGD fails."""
     sel = view.report["selection"]["default"]
@@ -83,7 +83,7 @@ def no_orchestrator(view: ClusterView):
                "kubectl dynamo install --orchestrator grove   (or --orchestrator lws)")
 
 
-@check("lws-without-volcano", "error")
+@check("lws-without-volcano")
 def lws_without_volcano(view: ClusterView):
     """LWS is installed but Volcano is not: the operator keeps its LWS gate off."""
     if view.orch["lws"]["installed"] and not view.orch["volcano"]["installed"]:
@@ -93,7 +93,7 @@ def lws_without_volcano(view: ClusterView):
                "gangSchedulingManagement.schedulerProvider=volcano)")
 
 
-@check("kai-queue-missing", "error")
+@check("kai-queue-missing")
 def kai_queue_missing(view: ClusterView):
     """Grove + KAI is selected but the KAI queue does not exist: rendering fails."""
     sel = view.report["selection"]["default"]
@@ -104,7 +104,7 @@ def kai_queue_missing(view: ClusterView):
                f"scheduling.run.ai/v2 Queue named {sel['queue']} with a parentQueue")
 
 
-@check("kai-queue-not-leaf", "warning")
+@check("kai-queue-not-leaf")
 def kai_queue_not_leaf(view: ClusterView):
     """The KAI queue the DGD would use has children; only leaf queues schedule jobs."""
     sel = view.report["selection"]["default"]
@@ -114,7 +114,7 @@ def kai_queue_not_leaf(view: ClusterView):
                    f"point nvidia.com/kai-scheduler-queue at a leaf queue under '{q['name']}'")
 
 
-@check("scheduler-conflict", "error")
+@check("scheduler-integration-conflict")
 def scheduler_conflict(view: ClusterView):
     """KAI and Volcano are both enabled as Grove's scheduler."""
     if view.report["selection"]["default"]["error"] == selection.ERR_SCHEDULER_CONFLICT:
@@ -122,7 +122,7 @@ def scheduler_conflict(view: ClusterView):
                "rendering fails", "disable one: global.kai-scheduler.enabled or global.volcano-scheduler.enabled")
 
 
-@check("operator-gate-error", "error")
+@check("operator-gate-error")
 def operator_gate_error(view: ClusterView):
     """The operator config enables an orchestrator whose API is not served: it will not start."""
     from ..detection import effective_gates
@@ -132,7 +132,7 @@ def operator_gate_error(view: ClusterView):
         yield (message, "install the orchestrator or set its enabled value to false in the platform chart")
 
 
-@check("grove-disabled", "warning")
+@check("grove-disabled")
 def grove_disabled(view: ClusterView):
     """Grove is installed but the operator was told not to use it."""
     if view.orch["grove"]["installed"] and view.operator["installed"] and view.operator["gates"]["grove"] is False:
@@ -141,7 +141,7 @@ def grove_disabled(view: ClusterView):
                "helm upgrade dynamo-platform ... --reuse-values --set global.grove.enabled=true")
 
 
-@check("kai-disabled", "warning")
+@check("kai-disabled")
 def kai_disabled(view: ClusterView):
     """Grove is used without a gang scheduler although KAI is installed."""
     sel = view.report["selection"]["default"]
@@ -151,7 +151,7 @@ def kai_disabled(view: ClusterView):
                "helm upgrade dynamo-platform ... --reuse-values --set global.kai-scheduler.enabled=true")
 
 
-@check("gates-unreadable", "warning")
+@check("gates-unreadable")
 def gates_unreadable(view: ClusterView):
     """The operator's config could not be read, so its gates were assumed from detection."""
     if view.operator["installed"] and view.operator["gates"]["grove"] is None and \
@@ -160,7 +160,7 @@ def gates_unreadable(view: ClusterView):
                "follow API detection", "grant get on the operator's ConfigMap (see docs/rbac/)")
 
 
-@check("orchestrator-unhealthy", "error")
+@check("orchestrator-unhealthy")
 def orchestrator_unhealthy(view: ClusterView):
     """An orchestrator's controller is not available."""
     for name, o in view.orch.items():
@@ -169,7 +169,7 @@ def orchestrator_unhealthy(view: ClusterView):
                    f"kubectl get deploy -A -o wide | grep -i {name}   and inspect its pods and events")
 
 
-@check("orchestrator-too-old", "error")
+@check("orchestrator-too-old")
 def orchestrator_too_old(view: ClusterView):
     """An orchestrator is older than the Dynamo operator version needs."""
     from .registry import Finding
@@ -190,7 +190,7 @@ def orchestrator_too_old(view: ClusterView):
                       "kubectl dynamo install --orchestrator lws --upgrade")
 
 
-@check("lws-without-disaggregatedset", "info")
+@check("lws-without-disaggregatedset")
 def lws_without_ds(view: ClusterView):
     """LWS does not serve disaggregatedset.x-k8s.io/v1 (needs LWS v0.10.0 for DisaggregatedSet)."""
     lws = view.orch["lws"]
@@ -200,7 +200,7 @@ def lws_without_ds(view: ClusterView):
                "kubectl dynamo install --orchestrator lws --lws-version 0.10.0 --upgrade")
 
 
-@check("no-gpu-nodes", "warning")
+@check("no-gpu-nodes")
 def no_gpu_nodes(view: ClusterView):
     """No node advertises allocatable nvidia.com/gpu."""
     if view.facts.nodes is not None and view.report["gpuNodes"]["count"] == 0:
@@ -208,7 +208,7 @@ def no_gpu_nodes(view: ClusterView):
                "install the NVIDIA GPU Operator or device plugin on the GPU nodes")
 
 
-@check("dynamo-operator-missing", "info")
+@check("dynamo-operator-missing")
 def operator_missing(view: ClusterView):
     """No Dynamo operator was found; the selection shows what auto-detection would give."""
     if not view.operator["installed"]:

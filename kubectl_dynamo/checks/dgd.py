@@ -20,7 +20,7 @@ BLOCKING = ("no-multinode-orchestrator", "kai-queue-missing", "scheduler-integra
 
 
 def _f(code, severity, obj, message, hint):
-    return Finding(code, severity, message, hint, obj)
+    return Finding(code, severity, message, hint, object=obj)
 
 
 def _multinode(view):
@@ -62,10 +62,10 @@ def _forward(code: str, summary: str):
 
 
 for _code, _summary in FROM_SIMULATION.items():
-    check(_code, "error", scope="dgd")(_forward(_code, _summary))
+    check(_code, scope="dgd")(_forward(_code, _summary))
 
 
-@check("group-incomplete", "error", scope="dgd")
+@check("group-incomplete", scope="dgd")
 def group_incomplete(view):
     """A multinode group has fewer pods than nodeCount (or none at all)."""
     blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
@@ -85,7 +85,7 @@ def group_incomplete(view):
                          "check the PodClique / LeaderWorkerSet status and its events for why pods are not created")
 
 
-@check("insufficient-gpus", "error", scope="dgd")
+@check("insufficient-gpus", scope="dgd")
 def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
     for c, g in _groups(view):
@@ -104,7 +104,7 @@ def _pending_reason(p) -> str:
     return cond.get("message") or cond.get("reason") or "not scheduled"
 
 
-@check("gang-partial", "error", scope="dgd")
+@check("gang-partial", scope="dgd")
 def gang_partial(view):
     """Part of a gang is scheduled while the rest waits: the gang is not enforced."""
     for c, g in _groups(view):
@@ -121,7 +121,7 @@ def gang_partial(view):
                      "what keeps the waiting pods from scheduling")
 
 
-@check("scheduling-gated", "error", scope="dgd")
+@check("scheduling-gated", scope="dgd")
 def scheduling_gated(view):
     """Pods stay SchedulingGated (Grove removes its gate once the PodGang exists)."""
     gangs = {(g["metadata"].get("namespace"), g["metadata"]["name"]) for g in view.snapshot.podgangs or []}
@@ -142,7 +142,7 @@ def scheduling_gated(view):
                          f"kubectl get podcliquesets.grove.io -n {p.namespace} -o yaml (status.lastErrors)")
 
 
-@check("rank-duplicate", "error", scope="dgd")
+@check("rank-duplicate", scope="dgd")
 def rank_duplicate(view):
     """Two pods of one group claim the same rank."""
     for c, g in _groups(view):
@@ -157,7 +157,7 @@ def rank_duplicate(view):
                          "delete the stray pod so the orchestrator recreates the group consistently")
 
 
-@check("rank-gap", "error", scope="dgd")
+@check("rank-gap", scope="dgd")
 def rank_gap(view):
     """A complete group whose ranks are not exactly 0..nodeCount-1."""
     for c, g in _groups(view):
@@ -173,7 +173,7 @@ def rank_gap(view):
                      "the pod indices do not match the group size: delete the group's pods to recreate them")
 
 
-@check("leader-not-ready", "error", scope="dgd")
+@check("leader-not-ready", scope="dgd")
 def leader_not_ready(view):
     """The leader is not Ready while its workers are up."""
     for c, g in _groups(view):
@@ -189,7 +189,7 @@ def leader_not_ready(view):
                              "joined, NCCL or Ray errors)")
 
 
-@check("crash-loop", "error", scope="dgd")
+@check("crash-loop", scope="dgd")
 def crash_loop(view):
     """A container keeps restarting."""
     for c in view.components:
@@ -208,7 +208,7 @@ def _probe_kinds(container):
     return {k for k in ("livenessProbe", "readinessProbe", "startupProbe") if container.get(k)}
 
 
-@check("worker-probes", "error", scope="dgd")
+@check("worker-probes", scope="dgd")
 def worker_probes(view):
     """Worker pods carry probes the operator removes (they kill workers that do not serve HTTP)."""
     for c in _multinode(view):
@@ -228,7 +228,7 @@ def worker_probes(view):
                              "upgrade the operator that created this pod)")
 
 
-@check("ssh-secret-missing", "error", scope="dgd")
+@check("ssh-secret-missing", scope="dgd")
 def ssh_secret(view):
     """TensorRT-LLM multinode needs the MPI SSH key secret in the DGD's namespace."""
     from ..cluster.snapshot import UNKNOWN
@@ -251,7 +251,7 @@ def ssh_secret(view):
                      "delete the secret so the operator regenerates the key pair")
 
 
-@check("wait-leader-configmap-missing", "error", scope="dgd")
+@check("wait-leader-configmap-missing", scope="dgd")
 def wait_leader_configmap(view):
     """vLLM mp workers mount <dgd>-wait-leader-script; without it they never start."""
     needs = any(any(ic.get("name") == WAIT_LEADER_INIT for ic in (c.expected_role("worker") or {})
@@ -268,7 +268,7 @@ def wait_leader_configmap(view):
                  "stay in Init", "the DGD controller creates it; check the operator logs or re-apply the DGD")
 
 
-@check("image-mismatch", "error", scope="dgd")
+@check("image-mismatch", scope="dgd")
 def image_mismatch(view):
     """Leader and workers of one group run different images (mp, Ray and MPI need identical stacks)."""
     for c in _multinode(view):
@@ -295,7 +295,7 @@ def quantity_bytes(text):
     return float(m.group(1)) * _SCALE[m.group(2)]
 
 
-@check("shm-too-small", "warning", scope="dgd")
+@check("shm-too-small", scope="dgd")
 def shm_too_small(view):
     """/dev/shm is missing or smaller than 8Gi on a multinode GPU pod (NCCL needs it)."""
     for c, g in _groups(view):
@@ -313,7 +313,7 @@ def shm_too_small(view):
                          "raise the component's sharedMemorySize to 8Gi or more")
 
 
-@check("workload-provider-mismatch", "warning", scope="dgd")
+@check("workload-provider-mismatch", scope="dgd")
 def provider_mismatch(view):
     """The DGD's pinned workload provider differs from what the live pods show."""
     pinned = (view.raw["metadata"].get("annotations") or {}).get(selection.ANN_WORKLOAD_PROVIDER)
@@ -332,7 +332,7 @@ def provider_mismatch(view):
                  "a DGD switched orchestrators leaves old workloads behind: delete them")
 
 
-@check("failed-mount", "warning", scope="dgd")
+@check("failed-mount", scope="dgd")
 def failed_mount(view):
     """A DGD pod has FailedMount warning events (a missing MPI secret or wait-leader ConfigMap shows here)."""
     pods = {(p.namespace, p.name): p for c in view.components for g in c.groups.values() for p in g.pods}
@@ -360,7 +360,7 @@ def _group_subdomains(view):
     return out
 
 
-@check("leader-dns-missing", "error", scope="dgd")
+@check("leader-dns-missing", scope="dgd")
 def leader_dns_missing(view):
     """The headless Service that gives group pods (and the leader) their DNS names does not exist."""
     if view.snapshot.services is None:
@@ -375,7 +375,7 @@ def leader_dns_missing(view):
                      "check its controller's logs")
 
 
-@check("headless-service-invalid", "error", scope="dgd")
+@check("headless-service-invalid", scope="dgd")
 def headless_service_invalid(view):
     """The group's Service is not headless, or does not publish not-ready addresses (a deadlock)."""
     services = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s for s in view.snapshot.services or []}

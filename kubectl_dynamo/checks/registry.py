@@ -1,58 +1,47 @@
-"""The check registry: every diagnosis has a stable kebab-case code and a severity.
+"""The check registry: the functions that produce the catalogue's findings.
 
-A check is one small function registered with ``@check(code, severity, scope)``. It receives the
-facts of its scope and yields ``(message, hint)`` pairs (or full ``Finding``s when it needs to
-name an object). ``docs/checks.md`` documents every code; a unit test keeps the two in sync.
+A check is one small function registered with ``@check(code, scope)``; its severity, text and
+fix live in ``catalogue.py``. It receives the facts of its scope and yields ``(message, hint)``
+pairs (severity and code from the catalogue) or full ``Finding``s when it must name an object or
+use one of the code's other severities.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-SEVERITIES = ("error", "warning", "info")
-RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower is more severe
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    severity: str
-    message: str
-    hint: str = ""
-    object: Optional[dict] = None  # {"kind", "namespace", "name"}
-
-    def as_json(self) -> dict:
-        return asdict(self)
+from .catalogue import SEVERITIES as SEVERITIES
+from .catalogue import entry
+from .finding import RANK as RANK
+from .finding import Finding, at_least  # noqa: F401  (re-exported for the checks)
 
 
 @dataclass(frozen=True)
 class Check:
     code: str
-    severity: str
-    scope: str  # "cluster" | "dgd" | "group"
+    scope: str  # "cluster" | "dgd"
     fn: Callable
-    summary: str = field(default="")
 
 
 # (scope, code) -> Check. One code may be checked at two scopes (e.g. kai-queue-missing for the
 # cluster's default queue and for each DGD's own queue) with one meaning.
-REGISTRY: Dict[tuple, Check] = {}
+REGISTRY: Dict[Tuple[str, str], Check] = {}
 
 
-def check(code: str, severity: str, scope: str = "cluster"):
-    assert severity in SEVERITIES, severity
+def check(code: str, scope: str = "cluster") -> Callable[[Callable], Callable]:
+    e = entry(code)  # KeyError: register the code in the catalogue first
+    assert scope in e.scopes, f"{code} is not catalogued for scope {scope}"
     assert (scope, code) not in REGISTRY, f"duplicate check {scope}/{code}"
 
-    def register(fn):
-        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        REGISTRY[(scope, code)] = Check(code, severity, scope, fn, summary)
+    def register(fn: Callable) -> Callable:
+        REGISTRY[(scope, code)] = Check(code, scope, fn)
         return fn
 
     return register
 
 
-def run(scope: str, facts, *, only: Optional[Iterable[str]] = None) -> List[Finding]:
+def run(scope: str, facts: object, *, only: Optional[Iterable[str]] = None) -> List[Finding]:
     """Run every check of ``scope`` over ``facts``, in registration order."""
     wanted = set(only) if only else None
     out: List[Finding] = []
@@ -64,13 +53,9 @@ def run(scope: str, facts, *, only: Optional[Iterable[str]] = None) -> List[Find
                 out.append(item)
             else:
                 message, hint = item
-                out.append(Finding(c.code, c.severity, message, hint))
+                out.append(Finding(c.code, entry(c.code).severity, message, hint))
     return out
 
 
 def codes() -> set:
     return {code for _, code in REGISTRY}
-
-
-def at_least(severity: str, threshold: str) -> bool:
-    return RANK[severity] <= RANK[threshold]

@@ -75,20 +75,26 @@ def main(argv=None) -> int:
         code = ExitCode.USAGE
     except click.Abort:
         click.echo("error: aborted", err=True)
-        code = 130
+        code = ExitCode.INTERRUPTED
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
-        code = 130
+        code = ExitCode.INTERRUPTED
     except BrokenPipeError:
         code = ExitCode.OK
-    except Exception as e:  # a bug: still one line unless -v
-        click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+    except Exception as e:  # a bug: one line (the traceback with -v) and its own exit code
+        click.echo(f"error: internal error: {type(e).__name__}: {_one_line(str(e))} (this is a bug in "
+                   f"kubectl-dynamo {__version__}: please report it with the output of -v)", err=True)
         if verbose:
             import traceback
 
             traceback.print_exc()
-        code = ExitCode.FINDINGS
+        code = ExitCode.INTERNAL
     return code_from(code)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def code_from(code) -> int:

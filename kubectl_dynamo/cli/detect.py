@@ -17,8 +17,7 @@ def run_detect(opts) -> dict:
     facts = gather(opts.cluster())
     report = detect(facts)
     view = cluster_checks.ClusterView(facts, report)
-    report["problems"] = [{"code": f.code, "severity": f.severity, "message": f.message, "hint": f.hint}
-                          for f in run("cluster", view)]
+    report["problems"] = [f.as_json() for f in run("cluster", view)]
     return report
 
 

@@ -117,7 +117,7 @@ def _ray(cluster, view, c, g, timeout, skipped):
             return [Finding("ray-incomplete", "error", yield_msg + f" for {c.name} group {g.index}",
                             "delete the worker pods that never joined so they restart after the Ray head "
                             "(dynamo#14108); consider mp mode (nvidia.com/vllm-distributed-executor-backend: mp)",
-                            p.obj())]
+                            object=p.obj())]
     return []
 
 
@@ -133,5 +133,5 @@ def _sshd(cluster, c, g, timeout, skipped):
                                f"sshd does not accept connections on port 2222 in worker {p.name} of {c.name} "
                                f"(exit {code}); mpirun on the leader cannot reach it",
                                f"kubectl logs -n {p.namespace} {p.name} -c main   (the worker command must start "
-                               "sshd on port 2222; role templates must do it themselves)", p.obj()))
+                               "sshd on port 2222; role templates must do it themselves)", object=p.obj()))
     return out

@@ -223,29 +223,19 @@ def explain_dgd(
     api_version = doc.get("apiVersion") or ""
     source = doc
     if api_version.endswith("/v1alpha1"):
+        from .convert import to_v1beta1  # imported only for v1alpha1 input
+
         try:
-            from .convert import to_v1beta1  # written separately; imported lazily
-        except ImportError:
-            to_v1beta1 = None
-        if to_v1beta1 is None:
+            source, problems = to_v1beta1(copy.deepcopy(doc))
+        except ValueError as exc:
+            source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
+                {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
+        for p in problems or []:
+            severity = p.get("severity") if p.get("severity") in (validate.ERROR, validate.WARNING) else validate.WARNING
             findings.append(validate.finding(
-                "conversion-unavailable", validate.ERROR, None,
-                "nvidia.com/v1alpha1 DGD but the v1alpha1 -> v1beta1 converter is not available; nothing rendered.",
-                "Convert the DGD to nvidia.com/v1beta1 first.",
+                "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
+                "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",
             ))
-            source = {"metadata": doc.get("metadata") or {}, "spec": {"components": []}}
-        else:
-            try:
-                source, problems = to_v1beta1(copy.deepcopy(doc))
-            except ValueError as exc:
-                source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
-                    {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
-            for p in problems or []:
-                severity = p.get("severity") if p.get("severity") in (validate.ERROR, validate.WARNING) else validate.WARNING
-                findings.append(validate.finding(
-                    "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
-                    "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",
-                ))
 
     metadata = source.get("metadata") or {}
     spec = source.get("spec") or {}

@@ -28,7 +28,9 @@ _SGLANG_PP = ("--pp-size", "--pipeline-parallel-size")
 
 
 def finding(code: str, severity: str, component: Optional[str], message: str, hint: str) -> dict:
-    return {"code": code, "severity": severity, "component": component, "message": message, "hint": hint}
+    from ..checks.finding import Finding  # the catalogue checks code and severity
+
+    return Finding(code, severity, message, hint, component).as_json()
 
 
 def selection_findings(sel) -> List[dict]:

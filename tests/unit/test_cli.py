@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from kubectl_dynamo.cli import PROG, cli, main
+from kubectl_dynamo.errors import ExitCode
 from tests.conftest import REPO, run_cli
 
 COMMANDS = sorted(name for name in cli.list_commands(None) if not cli.get_command(None, name).hidden)
@@ -123,6 +124,6 @@ def test_main_returns_exit_code_for_internal_errors(monkeypatch, capsys):
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(version_module, "run_version", boom)
-    assert main(["version", "--client"]) == 1
+    assert main(["version", "--client"]) == ExitCode.INTERNAL == 70
     err = capsys.readouterr().err
     assert err.startswith("error: internal error: RuntimeError: kaput") and "Traceback" not in err

@@ -361,7 +361,7 @@ class TestFindings:
                         gates=selection.Gates(grove=False, lws=False, kai_scheduler=False), operator_version="1.4.0")
         assert r["findings"]
         for f in r["findings"]:
-            assert set(f) == {"code", "severity", "component", "message", "hint"}
+            assert set(f) == {"code", "severity", "component", "message", "hint", "object"}
             assert f["severity"] in ("error", "warning", "info") and f["hint"]
 
 

@@ -1,0 +1,76 @@
+"""What a command may touch besides its arguments: streams, terminal, colour, clock, cluster, helm.
+
+Core functions take an ``Environment`` instead of reading ``sys`` and ``os.environ`` themselves
+(httpie's ``context.Environment``), so tests can hand them a terminal, a closed stdin or a fixed
+clock. ``Environment.from_process()`` is the real one; ``main()`` builds it once per run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, TYPE_CHECKING, Callable, Mapping, Optional
+
+if TYPE_CHECKING:  # the client imports `kubernetes`, which offline commands never load
+    from .cluster.client import Cluster, Target
+
+
+def _real_cluster(target: Target) -> Cluster:
+    from .cluster.client import Cluster
+
+    return Cluster(target)
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Environment:
+    stdin: IO[str]
+    stdout: IO[str]
+    stderr: IO[str]
+    stdin_isatty: bool = False
+    stdout_isatty: bool = False
+    stderr_isatty: bool = False
+    environ: Mapping[str, str] = field(default_factory=dict)
+    monotonic: Callable[[], float] = time.monotonic
+    now: Callable[[], datetime] = _utc_now
+    cluster_factory: Callable[[Target], Cluster] = _real_cluster
+    helm_path: Optional[str] = None  # None: `helm` on PATH
+
+    @classmethod
+    def from_process(cls) -> Environment:
+        return cls(stdin=sys.stdin, stdout=sys.stdout, stderr=sys.stderr, stdin_isatty=_isatty(sys.stdin),
+                   stdout_isatty=_isatty(sys.stdout), stderr_isatty=_isatty(sys.stderr), environ=os.environ)
+
+    @property
+    def no_color(self) -> bool:
+        return bool(self.environ.get("NO_COLOR"))  # https://no-color.org: any non-empty value
+
+    @property
+    def colors(self) -> bool:
+        """Colour on stdout: only on a terminal, never with NO_COLOR."""
+        return self.stdout_isatty and not self.no_color
+
+    @property
+    def stderr_colors(self) -> bool:
+        return self.stderr_isatty and not self.no_color
+
+    def out(self, text: str = "", nl: bool = True) -> None:
+        self.stdout.write(text + ("\n" if nl else ""))
+
+    def err(self, text: str = "", nl: bool = True) -> None:
+        self.stderr.write(text + ("\n" if nl else ""))
+        self.stderr.flush()
