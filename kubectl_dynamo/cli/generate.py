@@ -7,12 +7,10 @@ any DGD: the CRD schema, kubernetes-validate on every pod template, and the oper
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import click
 
-from ..errors import InputError, InvalidContent, UsageError
+from ..errors import InvalidContent, UsageError
+from ..files import write_new_file
 from ..output import grid, render, to_json, to_yaml
 from .options import kube_options
 
@@ -22,39 +20,6 @@ FORMATS = ("table", "json", "yaml")  # yaml is the default; table summarises the
 
 
 # ------------------------------------------------------------------------------ shared helpers
-
-def write_new_file(path: str, text: str, force: bool) -> None:
-    """Write ``text`` to ``path`` atomically; never replace an existing file without ``force``."""
-    if os.path.exists(path) and not force:
-        raise InputError(f"{path} exists; use --force to overwrite it")
-    atomic_write(path, text)
-
-
-def atomic_write(path: str, text: str) -> None:
-    """Temp file in the same directory, fsync, os.replace: readers see the old or the new file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = None
-    if os.path.exists(path):
-        mode = os.stat(path).st_mode & 0o7777
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise InputError(f"{path}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise InputError(f"{path}: cannot write: {e.strerror or e}") from None
-
 
 def server_dry_run(opts, doc: dict) -> str:
     """Send the DGD as a server-side dry run; return ``namespace/name (created|updated)``.

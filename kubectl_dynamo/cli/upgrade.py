@@ -13,8 +13,9 @@ import shutil
 import click
 
 from ..errors import InputError, InvalidContent, NotFound, UsageError
+from ..files import atomic_write
 from ..output import grid, render, to_json
-from .generate import DRY_RUN, KINDS, atomic_write, server_dry_run
+from .generate import DRY_RUN, KINDS, server_dry_run
 from .options import kube_options
 
 
