@@ -12,12 +12,16 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .operator import selection, versions
+from .result import Result
 
 KAI_GROUPS = ("scheduling.run.ai", "kai.scheduler")
 VOLCANO_GROUPS = ("scheduling.volcano.sh", "batch.volcano.sh")
 GROVE_GROUPS = ("grove.io", "scheduler.grove.io")
 DS_GROUP = "disaggregatedset.x-k8s.io"
 GPU_RESOURCE = "nvidia.com/gpu"
+LWS_GROUPS = ("leaderworkerset.x-k8s.io",)
+# The API group that says an orchestrator is installed (its first group).
+API_GROUPS = {"grove": GROVE_GROUPS[0], "kai": KAI_GROUPS[0], "lws": LWS_GROUPS[0], "volcano": VOLCANO_GROUPS[0]}
 
 
 @dataclass
@@ -150,7 +154,7 @@ def detect(facts: Facts) -> dict:
         if op:
             kai["version"] = _version_and_health(op, "operator", "-fips")[0]
     kai["queues"] = kai_queues(facts.kai_queues)
-    lws = orchestrator(("leaderworkerset.x-k8s.io",), _is_lws, "manager")
+    lws = orchestrator(LWS_GROUPS, _is_lws, "manager")
     lws["disaggregatedSet"] = "v1" in (facts.groups or {}).get(DS_GROUP, [])
     volcano = orchestrator(VOLCANO_GROUPS, _is_volcano, "volcano-scheduler")
     if known:
@@ -239,3 +243,50 @@ def gpu_count(resources: dict) -> int:
         return int(str(value)) if value is not None else 0
     except ValueError:
         return 0
+
+
+# -- the commands ------------------------------------------------------------------------------
+def detect_report(cluster) -> dict:
+    """``detect``'s contract (README): the facts, the selection and the cluster-level problems."""
+    from .checks import cluster as cluster_checks
+    from .checks.registry import run
+    from .cluster.facts import gather
+
+    facts = gather(cluster)
+    report = detect(facts)
+    report["problems"] = [f.as_json() for f in run("cluster", cluster_checks.ClusterView(facts, report))]
+    return report
+
+
+def run_detect(cluster) -> Result:
+    from .tables import format_detect
+
+    report = detect_report(cluster)
+    # -o name: the orchestrator APIs that are served (the answer to "what is installed").
+    names = [f"apigroup/{API_GROUPS[k]}" for k, o in report["orchestrators"].items() if o["installed"]]
+    return Result(report, format_detect, names=names)
+
+
+def run_version(cluster) -> Result:
+    """Plugin version and, given a cluster, the server's and the Dynamo operator's."""
+    from . import __version__
+    from .tables import format_version
+
+    data: dict = {"clientVersion": __version__}
+    if cluster is None:
+        return Result(data, format_version)
+    from .cluster.client import path_for
+    from .errors import Forbidden
+
+    data["serverVersion"] = cluster.server_version()
+    names = []
+    try:
+        deps = cluster.list(path_for("apps", "v1", "deployments"), label_selector="control-plane=controller-manager")
+        op = find_dynamo_operator(deps)
+        data["dynamoOperator"] = None if op is None else {
+            "version": operator_version(op), "namespace": op["metadata"]["namespace"], "name": op["metadata"]["name"]}
+        if op is not None:
+            names.append(f"deployment.apps/{op['metadata']['name']}")
+    except Forbidden as e:
+        data["dynamoOperator"] = {"version": None, "error": f"forbidden ({e.message})"}
+    return Result(data, format_version, names=names)

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from .checks import catalogue, registry
 from .checks import cluster as cluster_checks
 from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
-from .checks import registry
 from .detection import detect, operator_context
 from .operator.render import explain_dgd
 
@@ -29,7 +29,6 @@ GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
 GROVE_POD_INDEX = "grove.io/podclique-pod-index"
 LWS_GROUP = "leaderworkerset.sigs.k8s.io/group-index"
 LWS_WORKER = "leaderworkerset.sigs.k8s.io/worker-index"
-GROVE_GATE = "grove.io/podgang-pending-creation"
 
 
 @dataclass
@@ -219,3 +218,42 @@ def summarize(view: DgdView) -> dict:
         comps.append({"name": c.name, "nodeCount": c.expected["nodeCount"], "mode": c.expected["mode"],
                       "groups": groups})
     return {"name": view.name, "namespace": view.namespace, "components": comps}
+
+
+# -- the command -------------------------------------------------------------------------------
+def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
+               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error"):
+    """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
+
+    Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
+    import functools
+
+    from .checks.finding import at_least
+    from .cluster.snapshot import read_secret_keys, take
+    from .errors import ExitCode, NotFound, UsageError
+    from .result import Result
+    from .tables import format_doctor
+
+    namespace = None if all_namespaces else cluster.namespace
+    if name and namespace is None:
+        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
+    if only:
+        unknown = sorted(set(only) - catalogue.codes())
+        if unknown:
+            raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
+    snap = take(cluster, namespace, dgd_name=name)
+    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
+        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
+    views = build_views(snap)
+    for ns, secret in sorted(needed_secrets(views)):
+        read_secret_keys(cluster, snap, ns, secret)
+    exec_results = None
+    if exec_checks:
+        from .cluster.execute import run_exec_checks
+
+        exec_results = run_exec_checks(cluster, views, timeout=exec_timeout, only=only)
+    data = diagnose(snap, views, only=only, exec_results=exec_results)
+    failing = any(at_least(f["severity"], min_severity) for f in data["findings"])
+    return Result(data, functools.partial(format_doctor, min_severity=min_severity),
+                  exit_code=ExitCode.FINDINGS if failing else ExitCode.OK,
+                  names=[f"dynamographdeployment.nvidia.com/{v.name}" for v in views])

@@ -136,3 +136,45 @@ def _field_rows(node: dict, recursive: bool, depth: int = 0) -> List[dict]:
         if recursive:
             rows += _field_rows(child, True, depth + 1)
     return rows
+
+
+# -- the command -------------------------------------------------------------------------------
+def _result(result: dict):
+    """One DGD gives its object, several (or skipped documents) the list form, as kubectl get does."""
+    from .errors import ExitCode
+    from .result import Result
+    from .tables import format_results
+
+    payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
+    return Result(payload, lambda _data, wide, color: format_results(result, wide, color),
+                  exit_code=ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK,
+                  names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+
+
+def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None):
+    """``explain dgd -f FILE``: every DGD in the documents."""
+    from .errors import InputError
+
+    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version)
+    if not result["items"]:
+        raise InputError(f"{source}: no DynamoGraphDeployment found")
+    return _result(result)
+
+
+def run_live(cluster, name: str, *, orchestrator=None, operator_version=None):
+    """``explain dgd NAME``: a live DGD with the cluster's gates, queues, operator version and MPI secret."""
+    from .checks.finding import finding
+    from .cluster.live import explain_context, get_dgd
+
+    doc = get_dgd(cluster, name)
+    context = explain_context(cluster)
+    one = explain_one(doc, orchestrator=orchestrator, operator_version=operator_version, context=context)
+    one["findings"] += [finding("permission-denied", note).as_json() for note in context.notes]
+    return _result({"items": [one], "skipped": []})
+
+
+def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None):
+    from .result import Result
+    from .tables import format_field_docs
+
+    return Result(field_docs(path, api_version, recursive, openapi=openapi), format_field_docs)

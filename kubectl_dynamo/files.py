@@ -38,3 +38,14 @@ def atomic_write(path: str, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise InputError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def write_with_backup(path: str, text: str, backup: str) -> None:
+    """Copy ``path`` to ``backup`` (mode and times kept), then replace ``path`` atomically."""
+    import shutil
+
+    try:
+        shutil.copy2(path, backup)
+    except OSError as e:
+        raise InputError(f"{backup}: cannot write backup: {e.strerror}") from None
+    atomic_write(path, text)

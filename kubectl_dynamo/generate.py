@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from .errors import InvalidContent, UsageError
 from .operator import versions
 
 API_V1BETA1 = "nvidia.com/v1beta1"
@@ -457,3 +458,93 @@ def summary(spec: GenerateSpec) -> List[dict]:
              "replicas": e.replicas, "totalGpus": e.total_gpus,
              "roles": "leader+worker templates" if (spec.role_templates and e.multinode)
              else ("leader+worker (operator)" if e.multinode else "single pod")} for e in spec.engines]
+
+
+# -- the command --------------------------------------------------------------------------------
+def check_generated(doc: dict, *, orchestrator: str, operator_version: str) -> None:
+    """The judge: CRD schema, kubernetes-validate on every pod template, explain's error findings."""
+    from .operator.render import explain_dgd
+    from .schema import pod_template_errors, schema_errors
+
+    problems = [f"{e['path']}: {e['message']}" for e in schema_errors(doc)]
+    for where, template in pod_templates(doc):
+        problems += [f"{where}: {m}" for m in pod_template_errors(template)]
+    report = explain_dgd(doc, orchestrator=orchestrator, operator_version=operator_version)
+    problems += [f"{f['code']}: {f['message']}" for f in report["findings"] if f["severity"] == "error"]
+    if problems:
+        raise InvalidContent(f"the generated DGD does not validate: {problems[0]}", detail="\n".join(problems))
+
+
+def build_spec(name: str, kw: dict, namespace: Optional[str]) -> GenerateSpec:
+    """The spec from the command's options (``kw``: its parsed flags)."""
+    gpus = kw["gpus_per_node"]
+    if kw["disaggregated"]:
+        engines = [
+            engine("prefill", kw["prefill_nodes"] or kw["nodes"], gpus, kw["prefill_tp"] or kw["tp"], kw["pp"],
+                       kw["prefill_dp"] or kw["dp"]),
+            engine("decode", kw["decode_nodes"] or kw["nodes"], gpus, kw["decode_tp"] or kw["tp"], kw["pp"],
+                       kw["decode_dp"] or kw["dp"]),
+        ]
+    else:
+        used = [f"--{k.replace('_', '-')}" for k in ("prefill_nodes", "prefill_tp", "prefill_dp", "decode_nodes",
+                                                      "decode_tp", "decode_dp") if kw[k] is not None]
+        if used:
+            raise UsageError(f"{', '.join(used)} need --disaggregated")
+        engines = [engine("worker", kw["nodes"], gpus, kw["tp"], kw["pp"], kw["dp"])]
+    return GenerateSpec(
+        name=name, backend=kw["backend"], model=kw["model"], engines=engines, image=kw["image"], namespace=namespace,
+        frontend=kw["frontend"], orchestrator=kw["orchestrator"], queue=kw["queue"],
+        role_templates=kw["role_templates"],
+        leader_node_selector=parse_selector(kw["leader_node_selector"]),
+        worker_node_selector=parse_selector(kw["worker_node_selector"]),
+        leader_image=kw["leader_image"], worker_image=kw["worker_image"],
+        compilation_cache=parse_cache(kw["compilation_cache"]), shared_memory=kw["shared_memory"],
+        api_version=kw["api_version"], operator_version=kw["operator_version"],
+    )
+
+
+def generate_doc(name: str, kw: dict, namespace: Optional[str] = None) -> Tuple[GenerateSpec, dict]:
+    """(spec, doc), judged before it is returned; pure (no cluster)."""
+    try:
+        spec = build_spec(name, kw, namespace)
+        doc = build(spec)
+    except SpecError as e:
+        if e.usage:
+            raise UsageError(str(e)) from None
+        text = str(e)
+        if e.choices:
+            text += "; nearest valid choices:\n" + "\n".join(f"  {c}" for c in e.choices)
+        raise InvalidContent(text) from None
+    check_generated(doc, orchestrator=spec.orchestrator, operator_version=spec.operator_version)
+    return spec, doc
+
+
+def run_generate(name: str, kw: dict, *, namespace: Optional[str], fmt: str, cluster=None,
+                 file_path: Optional[str] = None, force: bool = False):
+    """``generate dgd``: the manifest (yaml by default), its sizing summary for ``-o table``;
+    with ``cluster`` also a server-side dry run; with ``file_path`` written there instead."""
+    from .output import to_json, to_yaml
+    from .result import Result
+    from .tables import format_summary
+
+    kw["operator_version"] = kw["operator_version"] or DEFAULT_OPERATOR_VERSION
+    spec, doc = generate_doc(name, kw, namespace)
+    notes = []
+    if cluster is not None:
+        from .cluster.dryrun import server_dry_run
+
+        where = server_dry_run(cluster, doc, namespace)
+        notes.append(f"server dry run: accepted {doc['apiVersion']} dynamographdeployment {where}")
+    names = [f"dynamographdeployment.nvidia.com/{spec.name}"]
+    summary_data = {"name": spec.name, "engines": summary(spec)}
+    if file_path:
+        from .files import write_new_file
+
+        write_new_file(file_path, to_json(doc) + "\n" if fmt == "json" else to_yaml(doc), force)
+        notes.append(f"wrote {file_path}")
+        if fmt in ("table", "wide"):
+            return Result(summary_data, format_summary, names=names, notes=notes)
+        return Result(None, text="", verbatim=True, names=names, notes=notes)
+    if fmt in ("table", "wide"):
+        return Result(summary_data, format_summary, names=names, notes=notes)
+    return Result(doc, names=names, notes=notes)

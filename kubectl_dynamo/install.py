@@ -567,12 +567,6 @@ class StepFailed(Exception):
         self.step, self.code, self.tail = step, code, tail
 
 
-class Interrupted(Exception):
-    def __init__(self, step: Optional[Step]):
-        super().__init__("interrupted")
-        self.step = step
-
-
 def run_helm(helm: str, argv: List[str], echo: Callable[[str], None], env=None) -> Tuple[int, List[str]]:
     """Run helm with an argument list, echoing its merged output line by line; the last lines
     are returned for the failure message. Ctrl-C stops helm too and raises KeyboardInterrupt."""

@@ -1,57 +1,60 @@
-"""The one renderer: every command hands its result here with a table formatter.
+"""The one renderer: every command hands its ``Result`` here; nothing else prints results.
 
-``-o json|yaml`` print the result itself (the documented contracts); ``table``/``wide`` call the
-command's formatter, which returns text. Colour only on a terminal and never with NO_COLOR.
+``-o json|yaml`` print ``result.data`` (the documented contracts), ``table``/``wide`` the
+command's formatter. Colour only on a terminal and never
+with NO_COLOR (decided by the ``Environment``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-from typing import Callable, Optional
+from typing import Any, Iterable, Optional
 
-import click
+from .environment import Environment
+from .result import Result
 
 FORMATS = ("table", "wide", "json", "yaml")
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
-def use_color(stream=None) -> bool:
-    stream = stream or sys.stdout
-    if os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
 def paint(text: str, kind: str, color: bool) -> str:
-    return click.style(text, fg=_COLORS.get(kind)) if color and kind in _COLORS else text
+    if not color or kind not in _COLORS:
+        return text
+    import click
+
+    return click.style(text, fg=_COLORS[kind])
 
 
-def to_yaml(data) -> str:
+def to_yaml(data: Any) -> str:
     import yaml
 
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1 << 16)
 
 
-def to_json(data) -> str:
+def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def render(result, fmt: str, table: Optional[Callable[[object, bool, bool], str]] = None) -> None:
-    """Write ``result`` to stdout in ``fmt``; ``table(result, wide, color) -> str`` for humans."""
-    if fmt == "json":
-        click.echo(to_json(result))
+def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
+    """Print ``result`` in ``fmt`` on ``env`` (the process's streams by default); return its exit code."""
+    env = env or Environment.from_process()
+    for note in result.notes:
+        env.err(note)
+    if result.verbatim or (result.text is not None and fmt == result.text_format):
+        env.out(result.text or "", nl=False)
+    elif fmt == "json":
+        env.out(to_json(result.data))
     elif fmt == "yaml":
-        click.echo(to_yaml(result), nl=False)
+        env.out(to_yaml(result.data), nl=False)
     else:
-        text = table(result, fmt == "wide", use_color()) if table else to_yaml(result)
-        click.echo(text.rstrip("\n"))
+        text = result.table(result.data, fmt == "wide", env.colors) if result.table else to_yaml(result.data)
+        env.out(text.rstrip("\n"))
+    env.stdout.flush()
+    return int(result.exit_code)
 
 
-def grid(rows, headers) -> str:
+def grid(rows: Iterable[Iterable[Any]], headers: Iterable[str]) -> str:
     """A kubectl-style table: upper-case headers, columns separated by three spaces, no borders."""
     from tabulate import tabulate
 
@@ -60,5 +63,5 @@ def grid(rows, headers) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def yes_no(value) -> str:
+def yes_no(value: Optional[bool]) -> str:
     return "unknown" if value is None else ("yes" if value else "no")

@@ -101,7 +101,7 @@ def split_documents(text: str) -> List[Tuple[str, str]]:
     for line in text.splitlines(keepends=True):
         bare = line.rstrip("\r\n")
         if _DOC_START.match(bare) or _DOC_END.match(bare):
-            if body and any(l.strip() and not l.lstrip().startswith("#") for l in body):
+            if body and any(ln.strip() and not ln.lstrip().startswith("#") for ln in body):
                 chunks.append(("".join(prefix), "".join(body)))
                 prefix, body = [], []
             elif body:  # only comments so far: they belong with the separator
@@ -422,7 +422,7 @@ def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[di
         if nodes < 2 or comp.get("roles") or comp.get("type") not in ENGINE_TYPES:
             continue
 
-        def refuse(why: str) -> None:
+        def refuse(why: str, path: str = path, comp: Any = comp) -> None:
             problems.append({"path": path, "severity": "warning",
                              "message": f"component {comp.get('name')!r} keeps its component podTemplate: {why}"})
 
@@ -560,3 +560,109 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
         f"kubectl delete dynamographdeployments.v1beta1.nvidia.com {name} -n {namespace} --wait",
         f"kubectl apply -f {upgraded_file}   # the webhook stamps origin >= 1.6.0 on create",
     ]
+
+
+# -- the command -------------------------------------------------------------------------------
+def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
+    from .errors import InputError, InvalidContent
+
+    try:
+        return upgrade_text(text, opts)
+    except UpgradeError as e:
+        detail = "\n".join(f"{p.get('path')}: {p.get('message')}" for p in e.problems) or None
+        raise InvalidContent(f"{source}: {e}", detail=detail) from None
+    except Exception as e:  # ruamel/PyYAML parse errors name the line
+        mark = getattr(e, "problem_mark", None)
+        if mark is None:
+            raise
+        raise InputError(f"{source}: line {mark.line + 1}, column {mark.column + 1}: invalid YAML: "
+                         f"{getattr(e, 'problem', None) or e}") from None
+
+
+def _origin_notes(obj: Mapping, name: str, ns: str, opts: Options) -> List[str]:
+    from .operator import versions
+
+    origin = origin_version(obj)
+    if versions.at_least(origin, TOPOLOGY_SINCE):
+        return []
+    notes = [f"note: {name} was created by Dynamo operator {origin or '(unknown: no origin annotation)'}; the "
+             f"origin version is immutable, so it keeps that behaviour after an operator upgrade "
+             f"(no $(DYNAMO_RANK)/$(DYNAMO_LEADER_ADDRESS), no 1.6 topology)."]
+    if opts.topology_aliases or opts.role_templates:
+        notes.append("To use the 1.6 topology variables, re-create it (this deletes the running pods: "
+                     "expect downtime until the new pods are ready):")
+        notes += [f"  {i}. {step}" for i, step in enumerate(recreate_steps(name, ns), 1)]
+    return notes
+
+
+def _problem_notes(result: Result) -> List[str]:
+    notes = []
+    for d in result.documents:
+        notes += [f"{p['severity']}: {d.kind}/{d.name}: {p['path']}: {p['message']}" for p in d.problems]
+        notes += [f"rewrite: {d.kind}/{d.name}: {r['path']}: {r['message']}" for r in d.rewrites if r.get("message")]
+    return notes
+
+
+def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional[str] = None,
+                live=None, fmt: str = "yaml", write: bool = False, show_diff: bool = False, dry_run_cluster=None):
+    """``upgrade dgd``: from ``filename`` (its ``text``) or ``live`` = (cluster, name, namespace).
+
+    Returns the command's Result: the manifest (comments kept) for ``-o yaml``, the objects for
+    ``-o json``, a per-document report for ``-o table``, or the diff; with ``write`` the file is
+    rewritten in place after the diff is shown on stderr (FILE.bak kept)."""
+    import json
+    import os
+
+    from .output import to_yaml
+    from .result import Result as CommandResult
+    from .tables import format_report
+
+    notes: List[str] = []
+    if live is not None:
+        from .cluster.live import get_dgd_for_upgrade
+
+        cluster, name, ns = live
+        manifest, obj, note = get_dgd_for_upgrade(cluster, name, ns)
+        notes += [note] if note else []
+        notes += _origin_notes(obj, name, ns, opts)
+        if authored_version(obj) == "nvidia.com/v1beta1" and not (opts.topology_aliases or opts.role_templates):
+            notes.append(f"dynamographdeployment {ns}/{name} is already nvidia.com/v1beta1; nothing to upgrade")
+            return CommandResult(None, text="", verbatim=True, notes=notes)
+        result = _upgrade_or_raise(to_yaml(manifest), opts, f"{ns}/{name}")
+        display = f"{name}.yaml"
+    else:
+        assert filename is not None and text is not None
+        result = _upgrade_or_raise(text, opts, "<stdin>" if filename == "-" else filename)
+        display = os.path.basename(filename) if filename != "-" else "stdin"
+
+    notes += _problem_notes(result)
+    if dry_run_cluster is not None:
+        from .cluster.dryrun import server_dry_run
+
+        for d, data in zip(result.documents, result.data):
+            if d.kind == "DynamoGraphDeployment" and d.to_version == "nvidia.com/v1beta1":
+                where = server_dry_run(dry_run_cluster, data, live[2] if live else None)
+                notes.append(f"server dry run: accepted nvidia.com/v1beta1 dynamographdeployment {where}")
+    names = [f"dynamographdeployment.nvidia.com/{d.name}" for d in result.documents if d.kind == "DynamoGraphDeployment"]
+
+    if write:
+        from .errors import InputError
+        from .files import write_with_backup
+
+        if not result.changed:
+            return CommandResult(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
+        backup = filename + ".bak"
+        if os.path.exists(backup):
+            raise InputError(f"{backup} exists; move it away first (it may be an earlier backup)")
+        notes.append(unified_diff(result.original, result.text, display).rstrip("\n"))
+        write_with_backup(filename, result.text, backup)
+        notes.append(f"wrote {filename} (backup {backup})")
+        return CommandResult(None, text="", verbatim=True, notes=notes, names=names)
+    if show_diff:
+        return CommandResult(None, text=unified_diff(result.original, result.text, display), verbatim=True,
+                             notes=notes, names=names)
+    items = [json.loads(json.dumps(d, default=str)) for d in result.data]
+    data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+    return CommandResult(data, lambda _d, wide, color: format_report(
+        {"documents": [d.as_dict() for d in result.documents]}, wide, color),
+        text=result.text, notes=notes, names=names)

@@ -14,7 +14,7 @@ DGD and its multinode groups), ``exec`` (doctor --exec: commands run in pods).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Any, Dict, Tuple
 
 SEVERITIES = ("error", "warning", "info")
 SCOPES = ("cluster", "manifest", "dgd", "exec")
@@ -37,7 +37,7 @@ class Entry:
         return (self.severity, *self.also)
 
 
-def E(code: str, severity: str, scopes: Tuple[str, ...], **kw) -> Entry:
+def E(code: str, severity: str, scopes: Tuple[str, ...], **kw: Any) -> Entry:
     return Entry(code, severity, scopes, **kw)
 
 

@@ -18,7 +18,6 @@ COMPATIBILITY = {
     "1.6": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.15"},
 }
 LWS_MINIMUM = "v0.7.0"
-LWS_DS_MINIMUM = "v0.10.0"
 K8S_MINIMUM = "1.24.0"  # the multinode docs
 K8S_PLATFORM_MINIMUM = "1.30.0"  # the dynamo-platform chart's kubeVersion
 
@@ -43,10 +42,6 @@ class ClusterView:
     @property
     def operator(self):
         return self.report["dynamoOperator"]
-
-
-def _strip_v(text: str) -> str:
-    return text[1:] if text.startswith("v") else text
 
 
 @check("permission-denied")

@@ -298,7 +298,7 @@ def quantity_bytes(text):
 @check("shm-too-small", scope="dgd")
 def shm_too_small(view):
     """/dev/shm is missing or smaller than 8Gi on a multinode GPU pod (NCCL needs it)."""
-    for c, g in _groups(view):
+    for _c, g in _groups(view):
         for p in g.pods:
             mount = next((m for m in p.main.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None)
             vol = next((v for v in p.spec.get("volumes") or [] if mount and v.get("name") == mount.get("name")), None)
@@ -379,7 +379,7 @@ def leader_dns_missing(view):
 def headless_service_invalid(view):
     """The group's Service is not headless, or does not publish not-ready addresses (a deadlock)."""
     services = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s for s in view.snapshot.services or []}
-    for key, pods in sorted(_group_subdomains(view).items()):
+    for key, _pods in sorted(_group_subdomains(view).items()):
         svc = services.get(key)
         if svc is None:
             continue

@@ -56,8 +56,10 @@ def cli():
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "-v" in argv or "--verbose" in argv
+    from ..environment import Environment
+
     try:
-        code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)  # a command may return its exit code
+        code = cli.main(args=argv, prog_name=PROG, standalone_mode=False, obj=Environment.from_process())
     except DynamoError as e:
         click.echo(f"error: {e.message}", err=True)
         if verbose and e.detail:

@@ -4,36 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..checks.registry import SEVERITIES, at_least
-from ..errors import ExitCode, UsageError
-from ..output import grid, paint, render
-from .options import finish, kube_options
-
-
-def run_doctor(opts, name, only, exec_checks, exec_timeout) -> dict:
-    from .. import doctor
-    from ..cluster.snapshot import read_secret_keys, take
-
-    cluster = opts.cluster()
-    namespace = None if opts.all_namespaces else cluster.namespace
-    if name and namespace is None:
-        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
-    snap = take(cluster, namespace, dgd_name=name)
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
-        from ..errors import NotFound
-
-        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
-    views = doctor.build_views(snap)
-    for ns, secret in sorted(doctor.needed_secrets(views)):
-        read_secret_keys(cluster, snap, ns, secret)
-    exec_results = None
-    if exec_checks:
-        from ..cluster.execute import run_exec_checks
-
-        exec_results = run_exec_checks(cluster, views, timeout=exec_timeout, only=only)
-    result = doctor.diagnose(snap, views, only=only, exec_results=exec_results)
-    result["requests"] = cluster.requests
-    return result
+from ..checks.catalogue import SEVERITIES
+from .options import emit, kube_options
 
 
 @click.command("doctor")
@@ -58,52 +30,11 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, opts):
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
+    from ..doctor import run_doctor
+
     codes = [c.strip() for c in only.split(",") if c.strip()] if only else None
-    if codes:
-        from .. import doctor  # noqa: F401  (registers the checks)
-        from ..checks.registry import codes as known
-
-        unknown = sorted(set(codes) - known() - {"sshd-not-listening", "ray-incomplete"})
-        if unknown:
-            raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
-    result = run_doctor(opts, name, codes, exec_checks, exec_timeout)
-    if opts.output in ("json", "yaml"):
-        result = {k: v for k, v in result.items() if k != "requests"}
-    render(result, opts.output, lambda r, wide, color: format_doctor(r, wide, color, min_severity))
-    failing = any(at_least(f["severity"], min_severity) for f in result["findings"])
-    finish(ExitCode.FINDINGS if failing else ExitCode.OK)
-
-
-def format_doctor(r: dict, wide: bool, color: bool, min_severity: str) -> str:
-    out = []
-    rows = []
-    for d in r["deployments"]:
-        for c in d["components"]:
-            for g in c["groups"] or [{"index": None, "podsReady": 0, "ranks": []}]:
-                ranks = ",".join("?" if x is None else str(x) for x in g["ranks"]) or "-"
-                rows.append([f"{d['namespace']}/{d['name']}", c["name"], g["index"],
-                             f"{g['podsReady']}/{c['nodeCount']}", ranks, c.get("mode", "")])
-    if rows:
-        out.append(grid(rows, ["dgd", "component", "group", "ready", "ranks", "mode"]))
-    else:
-        out.append("No DynamoGraphDeployments in scope.")
-    shown = [f for f in r["findings"] if at_least(f["severity"], min_severity)]
-    s = r["summary"]
-    out += ["", f"{s['errors']} errors, {s['warnings']} warnings, {s['infos']} infos"
-            + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
-    if shown:
-        frows = []
-        for f in shown:
-            o = f["object"] or {}
-            where = "/".join(x for x in (o.get("kind"), o.get("namespace"), o.get("name")) if x)
-            row = [paint(f["severity"], f["severity"], color), f["code"], where, f["message"]]
-            frows.append(row + ([f["hint"]] if wide else []))
-        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []))]
-        if not wide:
-            out.append("(-o wide adds the fix for each finding)")
-    if r["skipped"]:
-        out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
-    return "\n".join(out)
+    emit(opts, run_doctor(opts.cluster(), all_namespaces=opts.all_namespaces, name=name, only=codes,
+                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity))
 
 
 COMMANDS = [doctor_command]

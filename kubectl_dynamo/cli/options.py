@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, Callable
 
 import click
 
 from ..cluster.client import Target
-from ..output import FORMATS
+from ..environment import Environment
+from ..output import FORMATS, render
+from ..result import Result
+
+DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KIND argument of generate/upgrade
+DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 
 @dataclass
@@ -22,23 +27,29 @@ class Options:
     all_namespaces: bool
     output: str
     verbose: bool
+    env: Environment
 
-    def cluster(self):
-        from ..cluster.client import Cluster
-
-        return Cluster(self.target)
+    def cluster(self) -> Any:
+        return self.env.cluster_factory(self.target)
 
 
-def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMATS, default_format: str = "table",
-                 namespace_help: str = "Namespace (default: the context's namespace)."):
+def current_env() -> Environment:
+    """The Environment ``main()`` put on the context, or the process's (Click's test runner)."""
+    ctx = click.get_current_context(silent=True)
+    env = ctx.find_object(Environment) if ctx else None
+    return env or Environment.from_process()
+
+
+def kube_options(*, all_namespaces: bool = True, default_format: str = "table",
+                 namespace_help: str = "Namespace (default: the context's namespace).") -> Callable:
     """Add --kubeconfig, --context, -n, [-A], --request-timeout, -o, -v; pass ``opts: Options``."""
 
-    def decorate(fn):
+    def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args, kubeconfig, context, namespace, request_timeout, output, verbose,
                     all_namespaces_flag=False, **kwargs):
             opts = Options(Target(kubeconfig, context, namespace, request_timeout),
-                           all_namespaces_flag, output, verbose)
+                           all_namespaces_flag, output, verbose, current_env())
             return fn(*args, opts=opts, **kwargs)
 
         options = [
@@ -53,7 +64,7 @@ def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMAT
         options += [
             click.option("--request-timeout", metavar="DURATION", default="30s", show_default=True,
                          help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'),
-            click.option("-o", "--output", type=click.Choice(list(formats)), default=default_format,
+            click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,
                          show_default=True, help="Output format."),
             click.option("-v", "--verbose", is_flag=True, help="Show details of errors."),
         ]
@@ -64,18 +75,12 @@ def kube_options(*, all_namespaces: bool = True, formats: Sequence[str] = FORMAT
     return decorate
 
 
-def require_no_all_namespaces(opts: Options, why: str) -> None:
-    if opts.all_namespaces and opts.target.namespace:
-        raise click.UsageError(f"-A and -n cannot be combined ({why})")
+def emit(opts: Options, result: Result) -> None:
+    """Hand the result to the one renderer and end the command with its exit code."""
+    finish(render(result, opts.output, opts.env))
 
 
-def default_namespace(opts: Options, cluster=None) -> Optional[str]:
-    if opts.all_namespaces:
-        return None
-    return opts.target.namespace or (cluster.namespace if cluster else None)
-
-
-def finish(code) -> None:
+def finish(code: int) -> None:
     """End a command with an exit code (0 returns normally). Raised as click's Exit so both
     ``main()`` and Click's test runner see it."""
     if int(code):

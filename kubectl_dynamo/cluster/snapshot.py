@@ -70,8 +70,7 @@ def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str,
     return None
 
 
-def take(cluster: Cluster, namespace: Optional[str], *, secret_name: str = "mpi-run-ssh-secret",
-         dgd_name: Optional[str] = None) -> Snapshot:
+def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None) -> Snapshot:
     snap = Snapshot(facts=gather(cluster), namespace=namespace)
     for what, why in snap.facts.unknown.items():
         snap.skipped.append({"check": what, "reason": why})

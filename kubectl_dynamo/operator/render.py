@@ -243,7 +243,7 @@ def explain_dgd(
     namespace = metadata.get("namespace")
     op_version = operator_version or versions.NEWEST
     annotations = dict(metadata.get("annotations") or {})
-    origin = annotations[ANN_ORIGIN] if ANN_ORIGIN in annotations else op_version
+    origin = annotations.get(ANN_ORIGIN, op_version)
     effective = dict(annotations)
     effective.setdefault(ANN_ORIGIN, origin)  # the webhook stamps new DGDs
 

@@ -218,10 +218,11 @@ def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
 def test_deployment_never_ready_times_out(sandbox, helm, helm_env, tmp_path, clean):
     slow = charts.build_all(helm, tmp_path / "out", lws_never_ready=True)
     t0 = time.monotonic()
+    # 30s: long enough for Volcano's kwok pods on a loaded 2-core machine, short for a never-ready one.
     proc = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(slow), "--yes",
-                   "--timeout", "8s")
+                   "--timeout", "30s")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stderr.startswith("error: step [2/2] failed (exit 1)")
+    assert proc.stderr.startswith("error: step [2/2] failed (exit 1)"), proc.stderr
     assert "context deadline exceeded" in proc.stderr
     assert releases(sandbox, helm, helm_env)[("lws", "lws-system")]["status"] == "failed"
     assert time.monotonic() - t0 < 90

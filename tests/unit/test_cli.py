@@ -118,7 +118,7 @@ def test_completion_install_writes_an_executable_shim(tmp_path):
 
 
 def test_main_returns_exit_code_for_internal_errors(monkeypatch, capsys):
-    from kubectl_dynamo.cli import version as version_module
+    from kubectl_dynamo import detection as version_module
 
     def boom(*a, **k):
         raise RuntimeError("kaput")

@@ -1,0 +1,50 @@
+"""The one renderer: formats, colour from the Environment, notes on stderr, exit codes."""
+
+from __future__ import annotations
+
+import io
+
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.output import render
+from kubectl_dynamo.result import Result
+from tests.conftest import CORPUS_DIR, run_cli
+
+
+def env(tty: bool = False, no_color: bool = False) -> Environment:
+    return Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(), stdout_isatty=tty,
+                       environ={"NO_COLOR": "1"} if no_color else {})
+
+
+def table(data, wide, color):
+    return f"table wide={wide} color={color} {data['x']}"
+
+
+def test_table_json_yaml_and_exit_code():
+    r = Result({"x": 1}, table, exit_code=1, notes=["note: hello"])
+    e = env()
+    assert render(r, "table", e) == 1
+    assert e.stdout.getvalue() == "table wide=False color=False 1\n"
+    assert e.stderr.getvalue() == "note: hello\n"
+    e = env()
+    render(r, "json", e)
+    assert e.stdout.getvalue() == '{\n  "x": 1\n}\n'
+    e = env()
+    render(r, "yaml", e)
+    assert e.stdout.getvalue() == "x: 1\n"
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color():
+    r = Result({"x": 1}, table)
+    for tty, no_color, want in ((True, False, True), (False, False, False), (True, True, False)):
+        e = env(tty, no_color)
+        render(r, "wide", e)
+        assert e.stdout.getvalue() == f"table wide=True color={want} 1\n"
+
+
+def test_verbatim_text_wins_and_text_stands_for_its_format():
+    e = env()
+    render(Result({"x": 1}, table, text="--- a\n+++ b\n", verbatim=True), "json", e)
+    assert e.stdout.getvalue() == "--- a\n+++ b\n"
+    e = env()
+    render(Result({"x": 1}, table, text="x: 1  # a comment kept\n"), "yaml", e)
+    assert e.stdout.getvalue() == "x: 1  # a comment kept\n"
