@@ -7,7 +7,6 @@ import io
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.output import render
 from kubectl_dynamo.result import Result
-from tests.conftest import CORPUS_DIR, run_cli
 
 
 def env(tty: bool = False, no_color: bool = False) -> Environment:
