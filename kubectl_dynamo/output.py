@@ -1,7 +1,7 @@
 """The one renderer: every command hands its ``Result`` here; nothing else prints results.
 
-``-o json|yaml`` print ``result.data`` (the documented contracts), ``table``/``wide`` the
-command's formatter. Colour only on a terminal and never
+``-o json|yaml`` print ``result.data`` (the documented contracts), ``-o name`` the objects the
+result is about (as kubectl), ``table``/``wide`` the command's formatter. Colour only on a terminal and never
 with NO_COLOR (decided by the ``Environment``).
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional
 from .environment import Environment
 from .result import Result
 
-FORMATS = ("table", "wide", "json", "yaml")
+FORMATS = ("table", "wide", "json", "yaml", "name")
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
@@ -47,6 +47,9 @@ def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
         env.out(to_json(result.data))
     elif fmt == "yaml":
         env.out(to_yaml(result.data), nl=False)
+    elif fmt == "name":  # as kubectl's -o name: one resource.group/name per line
+        for name in result.names:
+            env.out(name)
     else:
         text = result.table(result.data, fmt == "wide", env.colors) if result.table else to_yaml(result.data)
         env.out(text.rstrip("\n"))

@@ -7,6 +7,7 @@ import io
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.output import render
 from kubectl_dynamo.result import Result
+from tests.conftest import CORPUS_DIR, run_cli
 
 
 def env(tty: bool = False, no_color: bool = False) -> Environment:
@@ -47,3 +48,17 @@ def test_verbatim_text_wins_and_text_stands_for_its_format():
     e = env()
     render(Result({"x": 1}, table, text="x: 1  # a comment kept\n"), "yaml", e)
     assert e.stdout.getvalue() == "x: 1  # a comment kept\n"
+
+
+def test_name_lists_the_objects_as_kubectl_does():
+    e = env()
+    render(Result({"x": 1}, table, names=["dynamographdeployment.nvidia.com/a", "dynamographdeployment.nvidia.com/b"]),
+           "name", e)
+    assert e.stdout.getvalue() == "dynamographdeployment.nvidia.com/a\ndynamographdeployment.nvidia.com/b\n"
+
+
+def test_name_through_the_command_line():
+    path = CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml"
+    proc = run_cli("explain", "dgd", "-f", str(path), "-o", "name")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["dynamographdeployment.nvidia.com/vllm-disagg"]
