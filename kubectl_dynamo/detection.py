@@ -131,13 +131,13 @@ def find_dynamo_operator(deployments: Optional[list]) -> Optional[dict]:
 
 # -- the detect contract ---------------------------------------------------------------------
 def _served(facts: Facts, group: str) -> bool:
-    return bool(facts.groups) and group in facts.groups
+    return group in (facts.groups or {})
 
 
 def detect(facts: Facts) -> dict:
     """Everything ``detect`` reports, as the documented JSON contract (problems added by the caller)."""
-    deps = facts.deployments
-    known = deps is not None
+    known = facts.deployments is not None
+    deps: list = facts.deployments or []
 
     def orchestrator(groups, match, container, strip=""):
         installed = any(_served(facts, g) for g in groups)
@@ -167,7 +167,7 @@ def detect(facts: Facts) -> dict:
     op_dep = find_dynamo_operator(deps)
     op_installed = op_dep is not None or (not known and bool(facts.dgd_crd_served))
     gates = effective_gates(facts, op_dep is not None)
-    dynamo = {"installed": op_installed, "version": operator_version(op_dep) if op_dep else None,
+    dynamo: dict = {"installed": op_installed, "version": operator_version(op_dep) if op_dep else None,
               "gates": gates.as_json()}
     if op_dep is not None and facts.operator_config is None:
         dynamo["gates"]["grove"] = dynamo["gates"]["kaiScheduler"] = None  # chart-rendered, unreadable

@@ -18,7 +18,7 @@ import re
 import shlex
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 # -- the one table of charts and default versions ---------------------------------------------
@@ -186,7 +186,7 @@ class State:
 
     report: Optional[dict] = None  # detect -o json
     releases: Optional[List[dict]] = None  # helm list -A -a -o json
-    release_values: Dict[Tuple[str, str], dict] = field(default_factory=dict)  # (name, ns) -> user values
+    release_values: Dict[Tuple[Any, Any], dict] = field(default_factory=dict)  # (name, ns) -> user values
     namespaces: Dict[str, bool] = field(default_factory=dict)  # namespace -> exists
 
     def orchestrator(self, key: str) -> dict:
@@ -435,7 +435,8 @@ def build_plan(req: Request, state: Optional[State] = None) -> Plan:
 
 def _plan_lws(req: Request, state: State, plan: Plan) -> None:
     lws_version = req.version("lws")
-    if version_tuple(lws_version) and version_tuple(lws_version) < version_tuple(LWS_DISAGGREGATED_SET):
+    have, need = version_tuple(lws_version), version_tuple(LWS_DISAGGREGATED_SET)
+    if have and need and have < need:
         plan.warnings.append(f"LWS {lws_version} does not serve what DisaggregatedSet needs "
                              f"(disaggregatedset.x-k8s.io/v1 with DisaggregatedSetRoleScaler, LWS "
                              f">= {LWS_DISAGGREGATED_SET}); the standard DCD pathway works from {LWS_MINIMUM}")
@@ -458,7 +459,7 @@ def _plan_grove(req: Request, state: State, plan: Plan) -> None:
     platform_rel = _platform_release(state, req)
     if req.separately:
         for key, sub in (("grove", "grove"), ("kai", "kai-scheduler")):
-            if _platform_installs(state, platform_rel, sub):
+            if platform_rel is not None and _platform_installs(state, platform_rel, sub):
                 plan.blockers.append(
                     f"{CHARTS[key].title} is installed inside release {platform_rel.get('name')} in "
                     f"{platform_rel.get('namespace')} (global.{sub}.install=true); --separately would install "
@@ -511,15 +512,19 @@ def _queue_step(state: State, after_platform: bool) -> Step:
 
 
 # -- permissions the plan needs ----------------------------------------------------------------
-def needed_permissions(plan: Plan) -> List[Tuple[str, str, str, Optional[str], str]]:
+Permission = Tuple[str, str, str, Optional[str], str]
+
+
+def needed_permissions(plan: Plan) -> List[Permission]:
     """(verb, resource, group, namespace, why) for SelfSubjectAccessReviews."""
-    out = []
+    out: List[Permission] = []
     for s in plan.to_run:
         if s.component == "repo":
             continue
         if s.component == "queues":
             out.append(("create", "queues", "scheduling.run.ai", None, "the KAI queues"))
             continue
+        assert s.release is not None  # every chart step has a release
         name, ns = s.release
         why = f"{CHARTS[s.component].title} ({name})"
         if s.creates_namespace:
@@ -531,7 +536,8 @@ def needed_permissions(plan: Plan) -> List[Tuple[str, str, str, Optional[str], s
                 (verb, "customresourcedefinitions", "apiextensions.k8s.io", None, why),
                 (verb, "clusterroles", "rbac.authorization.k8s.io", None, why),
                 (verb, "clusterrolebindings", "rbac.authorization.k8s.io", None, why)]
-    seen, unique = set(), []
+    seen: set = set()
+    unique: List[Permission] = []
     for p in out:
         if p[:4] not in seen:
             seen.add(p[:4])
@@ -577,7 +583,7 @@ def run_helm(helm: str, argv: List[str], echo: Callable[[str], None], env=None) 
     proc = subprocess.Popen([helm, *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             bufsize=1, env=env, stdin=subprocess.DEVNULL)
     try:
-        for line in proc.stdout:
+        for line in proc.stdout or ():
             line = line.rstrip("\n")
             tail.append(line)
             echo(line)

@@ -92,7 +92,8 @@ def build_request(orchestrator, separately, versions, chart_source, values, upgr
                              f"such as {ins.CHARTS[key].default_version}")
     if orchestrator == "lws":
         lws = versions.get("lws") or ins.CHARTS["lws"].default_version
-        if ins.version_tuple(lws) < ins.version_tuple(ins.LWS_MINIMUM):
+        have, need = ins.version_tuple(lws), ins.version_tuple(ins.LWS_MINIMUM)
+        if have and need and have < need:
             raise UsageError(f"--lws-version {lws} is too old: Dynamo needs LWS >= {ins.LWS_MINIMUM} "
                              f"(0.10.0 for DisaggregatedSet)")
     try:
@@ -175,6 +176,7 @@ def preflight(req, helm, connect, doc):
     checks.append({"check": "cluster", "ok": True, "message": f"{cluster.server} reachable, Kubernetes {server}"})
 
     state = ins.State(report=detect_report(cluster))
+    assert state.report is not None
     doc["preflight"]["detected"] = {k: {x: v.get(x) for x in ("installed", "version", "healthy")}
                                     for k, v in state.report["orchestrators"].items()}
     doc["preflight"]["detected"]["dynamoOperator"] = {
@@ -217,8 +219,8 @@ def preflight(req, helm, connect, doc):
 
     plan = ins.build_plan(req, state)
 
-    minimum = max((ins.CHARTS[s.component].min_kube for s in plan.to_run
-                   if s.component in ins.CHARTS and ins.CHARTS[s.component].min_kube), default=None)
+    minimum = max((m for s in plan.to_run if s.component in ins.CHARTS
+                   for m in [ins.CHARTS[s.component].min_kube] if m), default=None)
     have = ins.kube_minor(server)
     if minimum and have and have < minimum:
         plan.blockers.append(f"Kubernetes {server} is too old: the plan needs >= {minimum[0]}.{minimum[1]} "
@@ -228,14 +230,14 @@ def preflight(req, helm, connect, doc):
 
     denied = []
     perms = ins.needed_permissions(plan)
-    for verb, resource, group, ns, why in perms:
+    for verb, resource, group, where, why in perms:
         try:
-            allowed = cluster.can_i(verb, resource, group, ns)
+            allowed = cluster.can_i(verb, resource, group, where)
         except DynamoError:
             allowed = False
         if not allowed:
             res = f"{resource}.{group}" if group else resource
-            denied.append(f"{verb} {res}" + (f" in {ns}" if ns else " (cluster-wide)") + f" [{why}]")
+            denied.append(f"{verb} {res}" + (f" in {where}" if where else " (cluster-wide)") + f" [{why}]")
     if denied:
         plan.blockers.append("missing permissions (SelfSubjectAccessReview): " + "; ".join(denied))
     checks.append({"check": "permissions", "ok": not denied,

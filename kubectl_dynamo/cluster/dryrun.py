@@ -30,7 +30,8 @@ def server_dry_run(cluster: Cluster, doc: dict, namespace: Optional[str] = None)
     def rejected(e: DynamoError):
         if getattr(e, "status", None) is None:
             raise e  # unreachable / unauthorized keep their own exit codes
-        server = e.body.get("message") if isinstance(getattr(e, "body", None), dict) else None
+        body = getattr(e, "body", None)
+        server = body.get("message") if isinstance(body, dict) else None
         return InvalidContent(f"server dry run rejected {name}: {server or e.message}")
 
     try:

@@ -35,7 +35,7 @@ def dgd_openapi_schema(cluster: Cluster, version: str) -> dict:
     raise UsageError(f"the cluster's DGD CRD does not serve {version}")
 
 
-def get_dgd_for_upgrade(cluster: Cluster, name: str, namespace: str) -> Tuple[dict, str, Optional[str]]:
+def get_dgd_for_upgrade(cluster: Cluster, name: str, namespace: str) -> Tuple[dict, dict, Optional[str]]:
     """(manifest to upgrade, stored object, note) for a live DGD.
 
     The stored object is read as v1beta1 (v1alpha1 only where an old CRD serves nothing else).

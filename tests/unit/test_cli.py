@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from kubectl_dynamo.cli import PROG, cli, main
 from kubectl_dynamo.errors import ExitCode
+from kubectl_dynamo.output import FORMATS
 from tests.conftest import REPO, run_cli
 
 COMMANDS = sorted(name for name in cli.list_commands(None) if not cli.get_command(None, name).hidden)
@@ -106,7 +107,7 @@ def test_completion_protocol():
     assert lines[-1] == ":4"
     assert [l.split("\t")[0] for l in lines[:-1]] == ["detect"]
     proc = run_cli("__complete", "detect", "-o", "")
-    assert proc.stdout.splitlines() == ["table", "wide", "json", "yaml", ":4"]
+    assert proc.stdout.splitlines() == [*FORMATS, ":4"]  # every format, completed
 
 
 def test_completion_install_writes_an_executable_shim(tmp_path):
