@@ -65,13 +65,22 @@ for _code, _summary in FROM_SIMULATION.items():
     check(_code, scope="dgd")(_forward(_code, _summary))
 
 
+def _replicas(view, component: str) -> int:
+    """The component's ``replicas`` in the live DGD (1 when unset, as the operator defaults it)."""
+    for comp in (view.raw.get("spec") or {}).get("components") or []:
+        if isinstance(comp, dict) and comp.get("name") == component:
+            value = comp.get("replicas")
+            return value if isinstance(value, int) else 1
+    return 1
+
+
 @check("group-incomplete", scope="dgd")
 def group_incomplete(view):
     """A multinode group has fewer pods than nodeCount (or none at all)."""
     blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
     for c in _multinode(view):
         n = c.expected["nodeCount"]
-        if not c.groups and not blocked:  # a blocked render explains the absence itself
+        if not c.groups and not blocked and _replicas(view, c.name) > 0:  # scaled to zero: no groups wanted
             yield _f("group-incomplete", "error", view.obj(),
                      f"component {c.name}: no pods exist for its {n}-pod multinode group",
                      f"kubectl get dgd {view.name} -n {view.namespace} -o yaml   (status and conditions say why "
@@ -163,12 +172,12 @@ def rank_gap(view):
     for c, g in _groups(view):
         n = c.expected["nodeCount"]
         ranks = [p.rank for p in g.pods]
-        if len(g.pods) != n or len(set(ranks)) != len(ranks):
-            continue  # group-incomplete / rank-duplicate say it
-        missing = sorted(set(range(n)) - set(r for r in ranks if r is not None))
+        if len(g.pods) != n or len(set(ranks)) != len(ranks) or None in ranks:
+            continue  # group-incomplete / rank-duplicate say it; an unknown rank proves no gap
+        missing = sorted(set(range(n)) - set(ranks))
         if missing:
             yield _f("rank-gap", "error", view.obj(),
-                     f"component {c.name} group {g.index}: ranks {sorted(r for r in ranks if r is not None)}, "
+                     f"component {c.name} group {g.index}: ranks {sorted(ranks)}, "
                      f"missing {missing} (the engine waits for all {n} ranks)",
                      "the pod indices do not match the group size: delete the group's pods to recreate them")
 

@@ -9,7 +9,7 @@ Sources (repository, file, commit):
 - [D] ai-dynamo/dynamo@2a6da14c deploy/operator/internal/consts/consts.go (pod labels
   ``nvidia.com/dynamo-graph-deployment-name``, ``nvidia.com/dynamo-component``; shared memory
   volume ``shared-memory`` at ``/dev/shm``, ``8Gi``); .../dynamo/backend_vllm.go (ConfigMap
-  ``<dgd>-wait-leader-script``, init container ``wait-for-leader-mp``); .../dynamo/backend_trtllm.go
+  ``<dgd>-wait-leader-script`` with the DGD label, init container ``wait-for-leader-mp``); .../dynamo/backend_trtllm.go
   (the MPI key is mounted at ``/ssh-pk`` and read as ``private.key`` / ``private.key.pub``);
   .../controller/dynamocomponentdeployment_controller.go ``leaderWorkerSetName`` = ``<dcd>-0`` and
   .../dynamo/graph.go ``GetDCDResourceName`` = ``<dgd>-<lower(component)>``;
@@ -20,7 +20,9 @@ Sources (repository, file, commit):
   PodGang = ``<pcs>-<replica>``), operator/internal/controller/podclique/components/pod/pod.go
   (``GenerateName: <pclq>-``, hostname ``<pclq>-<podIndex>``, subdomain = the headless Service,
   scheduling gate ``grove.io/podgang-pending-creation`` until the PodGang exists, labels from
-  ``getLabels``), operator/internal/controller/podcliqueset/components/service/service.go
+  ``getLabels`` plus the clique's), operator/internal/controller/podcliquescalinggroup/components/
+  podclique/podclique.go (cliques of a scaling group carry ``grove.io/podcliquescalinggroup`` and
+  ``…-replica-index``), operator/internal/controller/podcliqueset/components/service/service.go
   (``clusterIP: None``, ``publishNotReadyAddresses`` from the PCS's headlessServiceConfig).
 - [L] kubernetes-sigs/lws@v0.9.0 api/leaderworkerset/v1/leaderworkerset_types.go (labels
   ``leaderworkerset.sigs.k8s.io/name``, ``…/group-index``, ``…/worker-index``; leader = worker 0),
@@ -100,14 +102,18 @@ def _pod(name: str, ns: str, labels: dict, *, image: str, hostname: str, subdoma
 
 
 def grove_group(dgd_name: str = "llm", ns: str = "ns", comp: str = "decode", nodes: int = 2, *, group: int = 0,
-                image: str = IMAGE, gpus: Optional[str] = "1") -> List[dict]:
+                image: str = IMAGE, gpus: Optional[str] = "1", pod_index_label: bool = True) -> List[dict]:
     """The leader and nodeCount-1 worker pods of PodCliqueScalingGroup replica ``group`` [G].
 
     Dynamo names the PodCliqueSet after a short DGD, the scaling group ``lower(<comp>)`` and its
-    cliques ``<comp>-ldr`` (1 pod) and ``<comp>-wkr`` (nodeCount-1 pods) [D grove.go]."""
+    cliques ``<comp>-ldr`` (1 pod) and ``<comp>-wkr`` (nodeCount-1 pods) [D grove.go].
+    ``pod_index_label=False``: Grove before v0.1.0-alpha.8 (611224c1 adds ``grove.io/podclique-pod-index``;
+    v0.1.0-alpha.6, 81768026, sets only the hostname ``<pclq>-<podIndex>``)."""
     pcs, replica, pcsg = dgd_name, 0, comp.lower()
     pcsg_fqn = f"{pcs}-{replica}-{pcsg}"
-    service = f"{pcs}-{replica}"  # headless Service and base PodGang
+    # The headless Service and the base PodGang; scaling-group replicas beyond minAvailable (1 unless
+    # the component sets it [D graph.go]) get scaled PodGangs <pcsg>-<replica - minAvailable> [G namegen.go].
+    service = f"{pcs}-{replica}"
     out = []
     for clique, size in ((f"{pcsg}-ldr", 1), (f"{pcsg}-wkr", nodes - 1)):
         fqn = f"{pcsg_fqn}-{group}-{clique}"
@@ -117,7 +123,10 @@ def grove_group(dgd_name: str = "llm", ns: str = "ns", comp: str = "decode", nod
                       "grove.io/podclique": fqn, "grove.io/podcliqueset-replica-index": str(replica),
                       "grove.io/podcliquescalinggroup": pcsg_fqn,
                       "grove.io/podcliquescalinggroup-replica-index": str(group),
-                      "grove.io/podgang": service, "grove.io/podclique-pod-index": str(i)}
+                      "grove.io/podgang": service if group == 0 else f"{pcsg_fqn}-{group - 1}",
+                      "grove.io/podclique-pod-index": str(i)}
+            if not pod_index_label:
+                del labels["grove.io/podclique-pod-index"]
             out.append(_pod(f"{fqn}-{'abcde'[i % 5]}{i:04d}", ns, labels, image=image, hostname=f"{fqn}-{i}",
                             subdomain=service, gpus=gpus))
     return out
