@@ -151,13 +151,21 @@ def scheduling_gated(view):
                          f"kubectl get podcliquesets.grove.io -n {p.namespace} -o yaml (status.lastErrors)")
 
 
+def _active(p) -> bool:
+    """Not terminating, Succeeded or Failed (e.g. evicted): only active pods hold their index, so a
+    replacement may already carry the index of an inactive one (ai-dynamo/grove@v0.1.0-alpha.11
+    operator/internal/index/tracker.go, utils/kubernetes/pod.go ``IsPodActive``)."""
+    return not (p.raw.get("metadata") or {}).get("deletionTimestamp") and \
+        p.status.get("phase") not in ("Succeeded", "Failed")
+
+
 @check("rank-duplicate", scope="dgd")
 def rank_duplicate(view):
     """Two pods of one group claim the same rank."""
     for c, g in _groups(view):
         seen = {}
         for p in g.pods:
-            if p.rank is not None:
+            if p.rank is not None and _active(p):
                 seen.setdefault(p.rank, []).append(p.name)
         for rank, names in sorted(seen.items()):
             if len(names) > 1:
@@ -190,7 +198,7 @@ def leader_not_ready(view):
         workers = g.role("worker")
         if leaders and workers and any(w.status.get("phase") == "Running" for w in workers):
             for p in leaders:
-                if p.status.get("phase") == "Running" and not p.ready:
+                if p.status.get("phase") == "Running" and not p.ready and _active(p):
                     yield _f("leader-not-ready", "error", p.obj(),
                              f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
                              "run; the engine is not serving",
@@ -283,7 +291,7 @@ def image_mismatch(view):
     for c in _multinode(view):
         for g in c.groups.values():
             images = {}
-            for p in g.pods:
+            for p in filter(_active, g.pods):  # a rolling update replaces pods one by one
                 images.setdefault(p.main.get("image"), []).append(p)
             if len(images) > 1:
                 desc = "; ".join(f"{img}: {', '.join(p.role + ' ' + p.name for p in ps)}" for img, ps in images.items())

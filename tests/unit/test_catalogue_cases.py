@@ -543,13 +543,67 @@ def _grove_alpha6() -> Ran:
     return run_dgd(b.snapshot(doc, pods))
 
 
+def _replaced(make_inactive):
+    """A worker made inactive beside the replacement Grove created for its freed index (Grove counts
+    only active pods as holding an index: ai-dynamo/grove@v0.1.0-alpha.11 operator/internal/index/tracker.go)."""
+    def replace(pods):
+        old = _worker(pods)
+        new = copy.deepcopy(old)
+        new["metadata"]["name"] = old["metadata"]["name"][:-5] + "fghij"
+        make_inactive(old)
+        pods.append(new)
+    return replace
+
+
+def _terminating(pod: dict) -> None:
+    pod["metadata"]["deletionTimestamp"] = "2026-12-01T08:00:00Z"
+
+
+def _evicted(pod: dict) -> None:
+    pod["status"] = {"phase": "Failed", "reason": "Evicted",
+                     "message": "The node was low on resource: memory. Threshold quantity: 100Mi, available: 92Mi."}
+
+
+def _worker_replaced_while_terminating() -> Ran:
+    return doctor_on(_replaced(_terminating))
+
+
+def _worker_replaced_after_eviction() -> Ran:
+    return doctor_on(_replaced(_evicted))
+
+
+def _rolling_update_halfway() -> Ran:
+    """A new image rolls out: the old worker terminates beside its replacement."""
+    def roll(pods):
+        for p in pods:
+            p["spec"]["containers"][0]["image"] = b.IMAGE[:-1] + "1"
+        _replaced(_terminating)(pods)
+        _worker(pods)["spec"]["containers"][0]["image"] = b.IMAGE
+    return doctor_on(roll)
+
+
+def _leader_terminating() -> Ran:
+    """A deleted leader turns not Ready while it shuts down."""
+    def delete(pods):
+        b.running(_leader(pods), ready=False)
+        _terminating(_leader(pods))
+    return doctor_on(delete)
+
+
+def _nodes_unreadable() -> Ran:
+    return run_cluster(_deny(grove_kai(), "nodes", "nodes"))
+
+
 # More near-misses that must stay silent: plausible healthy inputs a check once misread.
 MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
     ("group-incomplete", "dgd"): [_scaled_to_zero],  # replicas 0: no group is wanted
     # Grove before alpha.8 labels no pod index, so worker ranks are unknown, not missing.
     ("rank-gap", "dgd"): [_grove_alpha6],
+    ("rank-duplicate", "dgd"): [_worker_replaced_while_terminating, _worker_replaced_after_eviction],
+    ("image-mismatch", "dgd"): [_rolling_update_halfway],
+    ("leader-not-ready", "dgd"): [_leader_terminating],
     # Unreadable nodes are permission-denied's to report, not a cluster without GPUs.
-    ("no-gpu-nodes", "cluster"): [lambda: run_cluster(_deny(grove_kai(), "nodes", "nodes"))],
+    ("no-gpu-nodes", "cluster"): [_nodes_unreadable],
 }
 
 # Scopes a code is catalogued for that no pure path reaches, with the reason.
@@ -590,7 +644,7 @@ def _params(kind: str) -> list:
                         marks=[KNOWN_BUGS[(code, kind)]] if (code, kind) in KNOWN_BUGS else [])
            for (code, scope), pair in sorted(CASES_AT.items())]
     if kind == "silent":
-        out += [pytest.param(code, scope, case, id=f"{code}@{scope}-{case.__name__.strip('_<>')}")
+        out += [pytest.param(code, scope, case, id=f"{code}@{scope}-{case.__name__.strip('_')}")
                 for (code, scope), cases in sorted(MORE_SILENT.items()) for case in cases]
     return out
 
