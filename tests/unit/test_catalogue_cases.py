@@ -594,6 +594,20 @@ def _nodes_unreadable() -> Ran:
     return run_cluster(_deny(grove_kai(), "nodes", "nodes"))
 
 
+def _groups_unreadable(facts: Facts) -> Ran:
+    facts.groups = None
+    facts.unknown["API groups"] = "the server was unable to return a response in the time allotted"
+    return run_cluster(facts)
+
+
+def _groups_unreadable_without_operator() -> Ran:
+    return _groups_unreadable(installed("grove", "kai"))
+
+
+def _groups_unreadable_with_operator() -> Ran:
+    return _groups_unreadable(grove_kai())
+
+
 # More near-misses that must stay silent: plausible healthy inputs a check once misread.
 MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
     ("group-incomplete", "dgd"): [_scaled_to_zero],  # replicas 0: no group is wanted
@@ -604,6 +618,9 @@ MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
     ("leader-not-ready", "dgd"): [_leader_terminating],
     # Unreadable nodes are permission-denied's to report, not a cluster without GPUs.
     ("no-gpu-nodes", "cluster"): [_nodes_unreadable],
+    # Unread API groups are unknown, not absent.
+    ("no-multinode-orchestrator", "cluster"): [_groups_unreadable_without_operator],
+    ("operator-gate-error", "cluster"): [_groups_unreadable_with_operator],
 }
 
 # Scopes a code is catalogued for that no pure path reaches, with the reason.
