@@ -47,7 +47,10 @@ SHM_VOLUME, SHM_PATH, SHM_SIZE = "shared-memory", "/dev/shm", "8Gi"  # [D]
 GROVE_GATE = "grove.io/podgang-pending-creation"  # [G] pod.go
 MPI_SECRET = "mpi-run-ssh-secret"  # [D] the operator's default sshSecretName
 MPI_KEYS = ("private.key", "private.key.pub")  # [D] backend_trtllm.go
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.0"
+IMAGES = {"vllm": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.0",
+          "sglang": "nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0.0",
+          "trtllm": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.0.0"}
+IMAGE = IMAGES["vllm"]
 MODULE = {"vllm": "dynamo.vllm", "sglang": "dynamo.sglang", "trtllm": "dynamo.trtllm"}
 TP_FLAG = {"vllm": "--tensor-parallel-size", "sglang": "--tp-size", "trtllm": "--tensor-parallel-size"}
 
@@ -59,8 +62,8 @@ LWS_GROUPS = {"leaderworkerset.x-k8s.io": ["v1"], "scheduling.volcano.sh": ["v1b
 
 # -- a DGD -----------------------------------------------------------------------------------
 def main_container(backend: str = "vllm", *, gpus: Optional[str] = "1", tp: Optional[int] = 2,
-                   args: Optional[List[str]] = None, image: str = IMAGE) -> dict:
-    c: dict = {"name": "main", "image": image, "command": ["python3", "-m", MODULE[backend]],
+                   args: Optional[List[str]] = None, image: Optional[str] = None) -> dict:
+    c: dict = {"name": "main", "image": image or IMAGES[backend], "command": ["python3", "-m", MODULE[backend]],
                "args": args if args is not None else ["--model", "Qwen/Qwen3-0.6B", TP_FLAG[backend], str(tp)]}
     if gpus is not None:
         c["resources"] = {"limits": {"nvidia.com/gpu": gpus}}

@@ -2,18 +2,21 @@
 
 ``CASES[code] = (fires, silent)``: two small functions that build a hand-made input and run it
 through the real code path of the code's scope; ``silent`` is the same input with the one fact
-fixed, so the pair shows the check tells them apart. A code reported at several scopes has its
-other scopes in ``MORE_SCOPES[(code, scope)]``. Adding a code is one pair of functions here.
+fixed, so the pair shows the check tells them apart. The pairs live in one table per scope
+(``CLUSTER``, ``MANIFEST``, ``DGD``, ``EXEC``): adding a code is one entry there. A code reported
+at several scopes has its other scopes in ``MORE_SCOPES[(code, scope)]``; ``MORE_SILENT`` holds
+further healthy inputs a check once misread; ``KNOWN_BUGS`` marks cases that show a bug outside
+the checks (strict xfail); ``UNREACHED`` names catalogued scopes no pure path reaches.
 
 Scopes and their real paths (see ``checks/catalogue.py``):
 - cluster: hand-made ``Facts`` -> ``detection.detect`` -> ``ClusterView`` -> ``registry.run("cluster")``;
 - manifest: a DGD dict -> ``explain.explain_one`` (explain's findings, schema included);
 - dgd: a hand-made ``Snapshot`` (pods from ``builders``, never from ``explain_dgd``) ->
   ``doctor.build_views`` -> ``doctor.diagnose``;
-- exec: ``cluster.execute.run_exec_checks`` over doctor's views. The pods/exec transport cannot run
-  without real pods (kwok runs no containers), so ``exec_in_pod`` is replaced by a stand-in that
-  returns what the kubelet would: the exit code decoded by the real ``execute.exit_code`` from the
-  Status the kubelet writes, and the command's output.
+- exec: ``cluster.execute.run_exec_checks`` over doctor's views. The pods/exec transport needs an
+  API server and a kubelet (tests/integration drives it through kwok), so here ``exec_in_pod`` is a
+  stand-in returning what the kubelet would: the exit code decoded by the real ``execute.exit_code``
+  from the Status the kubelet writes, and the command's output.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def run_dgd(snap) -> Ran:
 def kubelet_status(exit_code: int) -> str:
     """The Status the kubelet writes on the exec error channel (k8s.io/kubelet v0.33.13
     pkg/cri/streaming/remotecommand/exec.go; reason/cause constants from k8s.io/apimachinery
-    pkg/util/remotecommand/constants.go); ``Success`` for exit 0."""
+    v0.35.4 pkg/util/remotecommand/constants.go); ``Success`` for exit 0."""
     if exit_code == 0:
         return json.dumps({"metadata": {}, "status": "Success"})
     return json.dumps({"metadata": {}, "status": "Failure", "reason": "NonZeroExitCode",
@@ -223,9 +226,13 @@ CLUSTER: Dict[str, Tuple[Case, Case]] = {
 
 
 # -- manifest scope: explain's findings on a small DGD -------------------------------------------
-def _dgd(**main) -> dict:
-    """The 2-node vLLM DGD of ``builders`` with its main container changed by ``main``."""
-    return b.dgd(components=[b.component(container=b.main_container(**main))])
+def _dgd(backend: str = "vllm", *, nodes: int = 2, annotations: Optional[dict] = None, origin: str = "1.6.0",
+         **main) -> dict:
+    """A one-component multinode DGD (default: 2 pods × 1 GPU, vLLM, TP = nodes) with its main
+    container changed by ``main`` (``builders.main_container`` arguments)."""
+    main.setdefault("tp", nodes)
+    return b.dgd(backend=backend, annotations=annotations, origin=origin,
+                 components=[b.component(nodes=nodes, container=b.main_container(backend, **main))])
 
 
 def _with_container(backend: Optional[str] = "vllm", **fields) -> dict:
@@ -274,6 +281,7 @@ def _pinned_grove(facts: Facts) -> Ran:
 
 
 TP_ARGS = ["--model", "Qwen/Qwen3-0.6B", "--tensor-parallel-size"]
+RANK_ARGS = [*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]  # the 1.6 topology variable
 PVCS = [{"name": "model-cache", "create": True, "size": "100Gi"}]
 
 MANIFEST: Dict[str, Tuple[Case, Case]] = {
@@ -291,8 +299,7 @@ MANIFEST: Dict[str, Tuple[Case, Case]] = {
         lambda: run_manifest(_shell("python3 -m dynamo.vllm --model /models/qwen3 --tensor-parallel-size 2"))),
     "template-source-mode": (lambda: run_manifest(_roles(worker_template=False)),
                              lambda: run_manifest(_roles())),
-    "node-count-too-small": (lambda: run_manifest(b.dgd(components=[b.component(nodes=1)])),
-                             lambda: run_manifest(b.dgd(components=[b.component(nodes=2)]))),
+    "node-count-too-small": (lambda: run_manifest(_dgd(nodes=1)), lambda: run_manifest(_dgd(nodes=2))),
     "compilation-cache-invalid": (
         lambda: run_manifest(b.dgd(components=[b.component(compilationCache={"mountPath": "/cache"})])),
         lambda: run_manifest(b.dgd(components=[b.component(compilationCache={"pvcName": "cache"})]))),
@@ -317,30 +324,20 @@ MANIFEST: Dict[str, Tuple[Case, Case]] = {
     # 2 pods × 1 GPU = 2 GPUs: TP 4 cannot start (error), TP 2 spans both pods.
     "parallelism-mismatch": (lambda: run_manifest(_dgd(tp=4)), lambda: run_manifest(_dgd(tp=2))),
     "no-gpu-request": (lambda: run_manifest(_dgd(gpus=None)), lambda: run_manifest(_dgd(gpus="1"))),
-    "topology-vars-unavailable": (
-        lambda: run_manifest(b.dgd(origin="1.5.0", components=[b.component(container=b.main_container(
-            args=[*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]))])),
-        lambda: run_manifest(b.dgd(origin="1.6.0", components=[b.component(container=b.main_container(
-            args=[*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]))]))),
+    "topology-vars-unavailable": (lambda: run_manifest(_dgd(origin="1.5.0", args=RANK_ARGS)),
+                                  lambda: run_manifest(_dgd(origin="1.6.0", args=RANK_ARGS))),
 }
 
 
 # -- dgd scope: doctor on a hand-made snapshot of one 2-node vLLM DGD on Grove + KAI -------------
-# kube-scheduler's FailedScheduling messages (k8s.io/kubernetes pkg/scheduler/framework: "0/N nodes
-# are available: …", resource fit "Insufficient <resource>", node affinity "node(s) didn't match
-# Pod's node affinity/selector").
+# kube-scheduler's FailedScheduling messages (kubernetes/kubernetes pkg/scheduler/framework/types.go
+# "0/%v nodes are available", plugins/noderesources/fit.go "Insufficient %v",
+# plugins/nodeaffinity/node_affinity.go "node(s) didn't match Pod's node affinity/selector").
 NO_GPU = ("0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: "
           "4 No preemption victims found for incoming pod.")
 NO_MATCH = ("0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes "
             "are available: 4 Preemption is not helpful for scheduling.")
 RAY = "nvidia.com/vllm-distributed-executor-backend"
-
-
-def _doc(backend: str = "vllm", nodes: int = 2, **kw) -> dict:
-    image = b.IMAGE.replace("vllm-runtime", {"vllm": "vllm", "trtllm": "tensorrtllm", "sglang": "sglang"}[backend]
-                            + "-runtime")
-    container = b.main_container(backend, tp=nodes, image=image)
-    return b.dgd(backend=backend, components=[b.component(nodes=nodes, container=container)], **kw)
 
 
 def doctor_on(mutate=None, *, doc: Optional[dict] = None, nodes: int = 2, lws: bool = False, **snap) -> Ran:
@@ -350,7 +347,7 @@ def doctor_on(mutate=None, *, doc: Optional[dict] = None, nodes: int = 2, lws: b
 
 
 def _snapshot(mutate=None, *, doc: Optional[dict] = None, nodes: int = 2, lws: bool = False, **snap):
-    doc = doc or _doc(nodes=nodes)
+    doc = doc or _dgd(nodes=nodes)
     comp = doc["spec"]["components"][0]
     image = comp["podTemplate"]["spec"]["containers"][0]["image"]
     group = (b.lws_group if lws else b.grove_group)(doc["metadata"]["name"], doc["metadata"]["namespace"],
@@ -428,8 +425,8 @@ DGD: Dict[str, Tuple[Case, Case]] = {
                                             {"httpGet": {"path": "/live", "port": "system"}})),
         lambda: doctor_on()),
     "ssh-secret-missing": (
-        lambda: doctor_on(doc=_doc("trtllm"), secrets={("ns", b.MPI_SECRET): ["private.key"]}),
-        lambda: doctor_on(doc=_doc("trtllm"), secrets={("ns", b.MPI_SECRET): list(b.MPI_KEYS)})),
+        lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): ["private.key"]}),
+        lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): list(b.MPI_KEYS)})),
     "wait-leader-configmap-missing": (lambda: doctor_on(configmaps=[]), lambda: doctor_on()),
     "image-mismatch": (
         lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.containers.0.image", b.IMAGE[:-1] + "1")),
@@ -446,9 +443,9 @@ DGD: Dict[str, Tuple[Case, Case]] = {
     "failed-mount": (lambda: _failed_mount(), lambda: _failed_mount("other-decode-0")),
     # Pinned to the component provider (LWS) while the pods still come from Grove.
     "workload-provider-mismatch": (
-        lambda: doctor_on(doc=_doc(annotations={"nvidia.com/workload-provider": "component"}),
+        lambda: doctor_on(doc=_dgd(annotations={"nvidia.com/workload-provider": "component"}),
                           facts_=b.facts({**b.GROVE_GROUPS, **b.LWS_GROUPS})),
-        lambda: doctor_on(doc=_doc(annotations={"nvidia.com/workload-provider": "grove"}),
+        lambda: doctor_on(doc=_dgd(annotations={"nvidia.com/workload-provider": "grove"}),
                           facts_=b.facts({**b.GROVE_GROUPS, **b.LWS_GROUPS}))),
 }
 
@@ -486,18 +483,18 @@ REFUSED = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in 
            "ConnectionRefusedError: [Errno 111] Connection refused\n")
 
 EXEC: Dict[str, Tuple[Case, Case]] = {
-    "sshd-not-listening": (lambda: run_exec(_snapshot(doc=_doc("trtllm")), {"python3": (1, REFUSED)}),
-                           lambda: run_exec(_snapshot(doc=_doc("trtllm")), {"python3": (0, "")})),
+    "sshd-not-listening": (lambda: run_exec(_snapshot(doc=_dgd("trtllm")), {"python3": (1, REFUSED)}),
+                           lambda: run_exec(_snapshot(doc=_dgd("trtllm")), {"python3": (0, "")})),
     # The near-miss worker has joined the head but runs nothing yet ("Idle").
-    "ray-incomplete": (lambda: run_exec(_snapshot(doc=_doc(annotations={RAY: "ray"})), {"ray": (0, ray_status(1))}),
-                       lambda: run_exec(_snapshot(doc=_doc(annotations={RAY: "ray"})),
+    "ray-incomplete": (lambda: run_exec(_snapshot(doc=_dgd(annotations={RAY: "ray"})), {"ray": (0, ray_status(1))}),
+                       lambda: run_exec(_snapshot(doc=_dgd(annotations={RAY: "ray"})),
                                         {"ray": (0, ray_status(1, idle=1))})),
 }
 
 
 # -- the other scopes of codes reported at several ----------------------------------------------
 def _queue_annotated(queues) -> Ran:
-    doc = _doc(annotations={"nvidia.com/kai-scheduler-queue": "team-a"})
+    doc = _dgd(annotations={"nvidia.com/kai-scheduler-queue": "team-a"})
     return doctor_on(doc=doc, facts_=b.facts(kai_queues=queues))
 
 
@@ -518,27 +515,20 @@ MORE_SCOPES: Dict[Tuple[str, str], Tuple[Case, Case]] = {
     # The DGD's own queue (the cluster check looks at the default queue only).
     ("kai-queue-missing", "dgd"): (lambda: _queue_annotated(("dynamo",)),
                                    lambda: _queue_annotated(("dynamo", "team-a"))),
-    ("parallelism-mismatch", "dgd"): (
-        lambda: doctor_on(doc=b.dgd(components=[b.component(container=b.main_container(tp=4))])),
-        lambda: doctor_on()),
-    ("no-gpu-request", "dgd"): (
-        lambda: doctor_on(doc=b.dgd(components=[b.component(container=b.main_container(gpus=None))])),
-        lambda: doctor_on()),
-    ("topology-vars-unavailable", "dgd"): (
-        lambda: doctor_on(doc=b.dgd(origin="1.5.0", components=[b.component(container=b.main_container(
-            args=[*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]))])),
-        lambda: doctor_on(doc=b.dgd(origin="1.6.0", components=[b.component(container=b.main_container(
-            args=[*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]))]))),
+    ("parallelism-mismatch", "dgd"): (lambda: doctor_on(doc=_dgd(tp=4)), lambda: doctor_on(doc=_dgd(tp=2))),
+    ("no-gpu-request", "dgd"): (lambda: doctor_on(doc=_dgd(gpus=None)), lambda: doctor_on(doc=_dgd(gpus="1"))),
+    ("topology-vars-unavailable", "dgd"): (lambda: doctor_on(doc=_dgd(origin="1.5.0", args=RANK_ARGS)),
+                                           lambda: doctor_on(doc=_dgd(origin="1.6.0", args=RANK_ARGS))),
 }
 
 def _scaled_to_zero() -> Ran:
-    doc = _doc()
+    doc = _dgd()
     doc["spec"]["components"][0]["replicas"] = 0
     return doctor_on(lambda pods: pods.clear(), doc=doc)
 
 
 def _grove_alpha6() -> Ran:
-    doc = _doc()
+    doc = _dgd()
     pods = b.all_running(b.grove_group(pod_index_label=False))
     return run_dgd(b.snapshot(doc, pods))
 
@@ -690,7 +680,7 @@ def test_healthy_hand_made_groups_have_no_findings(backend: str, lws: bool):
     its pods to group and rank by the orchestrators' own labels."""
     secrets = {("ns", b.MPI_SECRET): list(b.MPI_KEYS)}
     facts = installed("lws", "volcano", operator="1.6.0") if lws else grove_kai()
-    snap = _snapshot(doc=_doc(backend, nodes=3), lws=lws, secrets=secrets, facts_=facts)
+    snap = _snapshot(doc=_dgd(backend, nodes=3), lws=lws, secrets=secrets, facts_=facts)
     result = doctor.diagnose(snap, doctor.build_views(snap))
     assert result["findings"] == []
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 3, "ranks": [0, 1, 2]}]
