@@ -270,7 +270,7 @@ ENTRIES: Tuple[Entry, ...] = (
     E('backend-framework-ambiguous', 'error', ('manifest',),
       what='the command names more than one backend (`python -m dynamo.vllm … & python -m dynamo.sglang …`) and `spec.backendFramework` does not say which',
       why='the operator fails the component: `could not determine backend framework: multiple backend frameworks detected from command` (dynamo@2a6da14c `internal/dynamo/graph.go`)',
-      fix='launch one backend per component',
+      fix='launch one backend per component, or name it in `spec.backendFramework`',
       refs=()),
     E('vllm-flag-form-ignored', 'warning', ('manifest',),
       what='`--tensor-parallel-size=8` or `-tp 8`: operators ≤ 1.5 parse only separate long flags',
