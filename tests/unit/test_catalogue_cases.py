@@ -695,3 +695,18 @@ def test_healthy_hand_made_groups_have_no_findings(backend: str, lws: bool):
     result = doctor.diagnose(snap, doctor.build_views(snap))
     assert result["findings"] == []
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 3, "ranks": [0, 1, 2]}]
+
+
+@pytest.mark.parametrize("lws", [False, True], ids=["grove", "lws"])
+def test_two_replicas_make_two_healthy_groups(lws: bool):
+    """Replica r of a multinode component is scaling-group replica r (Grove) or LWS group r."""
+    doc = _dgd()
+    doc["spec"]["components"][0]["replicas"] = 2
+    group = b.lws_group if lws else b.grove_group
+    pods = b.all_running(group(group=0) + group(group=1))
+    facts = installed("lws", "volcano", operator="1.6.0") if lws else grove_kai()
+    snap = b.snapshot(doc, pods, facts_=facts)
+    result = doctor.diagnose(snap, doctor.build_views(snap))
+    assert result["findings"] == []
+    assert result["deployments"][0]["components"][0]["groups"] == [
+        {"index": i, "podsReady": 2, "ranks": [0, 1]} for i in (0, 1)]
