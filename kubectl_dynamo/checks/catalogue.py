@@ -133,7 +133,7 @@ ENTRIES: Tuple[Entry, ...] = (
       fix='re-create the DGD with operator ≥ 1.6 (`upgrade dgd` prints the steps)',
       refs=()),
     E('group-incomplete', 'error', ('dgd',),
-      what='a group has fewer pods than nodeCount, or none (a component scaled to `replicas: 0` wants none)',
+      what='a group has fewer pods than nodeCount, or a replica has no group at all (a component scaled to `replicas: 0` wants none)',
       why='the engine waits for ranks that never come',
       fix='PodClique / LeaderWorkerSet status and events',
       refs=()),

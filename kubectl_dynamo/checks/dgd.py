@@ -80,12 +80,18 @@ def group_incomplete(view):
     blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
     for c in _multinode(view):
         n = c.expected["nodeCount"]
-        if not c.groups and not blocked and _replicas(view, c.name) > 0:  # scaled to zero: no groups wanted
+        replicas = _replicas(view, c.name)  # one group per replica, indexed 0..replicas-1
+        if not c.groups and not blocked and replicas > 0:  # scaled to zero: no groups wanted
             yield _f("group-incomplete", "error", view.obj(),
                      f"component {c.name}: no pods exist for its {n}-pod multinode group",
                      f"kubectl get dgd {view.name} -n {view.namespace} -o yaml   (status and conditions say why "
                      f"the operator rendered nothing)")
             continue
+        absent = sorted(set(range(replicas)) - set(c.groups))
+        if c.groups and absent:
+            yield _f("group-incomplete", "error", view.obj(),
+                     f"component {c.name}: group(s) {', '.join(map(str, absent))} of its {replicas} replicas have "
+                     "no pods", "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events")
         for g in c.groups.values():
             if len(g.pods) < n:
                 yield _f("group-incomplete", "error", view.obj(),

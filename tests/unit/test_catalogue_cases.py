@@ -4,9 +4,10 @@
 through the real code path of the code's scope; ``silent`` is the same input with the one fact
 fixed, so the pair shows the check tells them apart. The pairs live in one table per scope
 (``CLUSTER``, ``MANIFEST``, ``DGD``, ``EXEC``): adding a code is one entry there. A code reported
-at several scopes has its other scopes in ``MORE_SCOPES[(code, scope)]``; ``MORE_SILENT`` holds
-further healthy inputs a check once misread; ``KNOWN_BUGS`` marks cases that show a bug outside
-the checks (strict xfail); ``UNREACHED`` names catalogued scopes no pure path reaches.
+at several scopes has its other scopes in ``MORE_SCOPES[(code, scope)]``. ``MORE_SILENT`` holds
+further healthy inputs a check once misread, ``MORE_FIRES`` further faults it once missed;
+``KNOWN_BUGS`` marks cases that show a bug outside the checks (strict xfail, so a fix turns them
+into failures to remove); ``UNREACHED`` names catalogued scopes no pure path reaches.
 
 Scopes and their real paths (see ``checks/catalogue.py``):
 - cluster: hand-made ``Facts`` -> ``detection.detect`` -> ``ClusterView`` -> ``registry.run("cluster")``;
@@ -619,6 +620,17 @@ MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
     ("operator-gate-error", "cluster"): [_groups_unreadable_with_operator],
 }
 
+def _second_replica_missing() -> Ran:
+    doc = _dgd()
+    doc["spec"]["components"][0]["replicas"] = 2
+    return doctor_on(doc=doc)  # only group 0's pods exist
+
+
+# More inputs that must fire.
+MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
+    ("group-incomplete", "dgd"): [_second_replica_missing],
+}
+
 # Scopes a code is catalogued for that no pure path reaches, with the reason.
 UNREACHED: Dict[Tuple[str, str], str] = {
     ("permission-denied", "manifest"): "added by cli/explain.py for a live DGD's unreadable context notes",
@@ -630,7 +642,6 @@ CASES: Dict[str, Tuple[Case, Case]] = {code: pair for table in TABLES.values() f
 SCOPE = {code: scope for scope, table in TABLES.items() for code in table}  # where CASES[code] runs
 CASES_AT = {**{(code, SCOPE[code]): pair for code, pair in CASES.items()}, **MORE_SCOPES}
 
-# Cases that show a bug outside this file's reach: strict, so the fix turns them into failures to remove.
 KNOWN_BUGS = {  # (test, case id) -> mark
     ("fires", "render-error@manifest"): pytest.mark.xfail(
         strict=True, raises=RenderError,
@@ -653,16 +664,16 @@ def test_every_catalogued_scope_is_covered():
     wanted = {(e.code, s) for e in CATALOGUE.values() for s in e.scopes}
     assert set(CASES_AT) | set(UNREACHED) == wanted
     assert not set(CASES_AT) & set(UNREACHED)
-    assert set(MORE_SILENT) <= set(CASES_AT)
+    assert set(MORE_SILENT) | set(MORE_FIRES) <= set(CASES_AT)
     ids = {id_ for kind in ("fires", "silent") for p in _params(kind) for id_ in [p.id]}
     assert {id_ for _, id_ in KNOWN_BUGS} <= ids, "a known bug names no case"
 
 
 def _params(kind: str) -> list:
     cases = [(code, scope, pair[kind == "silent"], f"{code}@{scope}") for (code, scope), pair in sorted(CASES_AT.items())]
-    if kind == "silent":
-        cases += [(code, scope, case, f"{code}@{scope}-{case.__name__.strip('_')}")
-                  for (code, scope), more in sorted(MORE_SILENT.items()) for case in more]
+    cases += [(code, scope, case, f"{code}@{scope}-{case.__name__.strip('_')}")
+              for (code, scope), more in sorted((MORE_SILENT if kind == "silent" else MORE_FIRES).items())
+              for case in more]
     return [pytest.param(code, scope, case, id=id_, marks=[KNOWN_BUGS[(kind, id_)]] if (kind, id_) in KNOWN_BUGS else [])
             for code, scope, case, id_ in cases]
 
