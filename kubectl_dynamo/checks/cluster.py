@@ -72,7 +72,7 @@ def kubernetes_too_old(view: ClusterView):
 def no_orchestrator(view: ClusterView):
     """Neither Grove nor LWS+Volcano is usable: a multinode DGD fails."""
     sel = view.report["selection"]["default"]
-    if sel["error"] == selection.ERR_NO_ORCHESTRATOR:
+    if sel["error"] == selection.ERR_NO_ORCHESTRATOR and view.facts.groups is not None:  # unknown: permission-denied
         yield ("no multinode orchestrator is available: a multinode DGD fails with "
                "no_multinode_orchestrator_available",
                "kubectl dynamo install --orchestrator grove   (or --orchestrator lws)")
@@ -122,6 +122,8 @@ def operator_gate_error(view: ClusterView):
     """The operator config enables an orchestrator whose API is not served: it will not start."""
     from ..detection import effective_gates
 
+    if view.facts.groups is None:  # API groups unknown (permission-denied says so), not absent
+        return
     gates = effective_gates(view.facts, view.operator["installed"])
     for message in gates.errors:
         yield (message, "install the orchestrator or set its enabled value to false in the platform chart")

@@ -65,18 +65,33 @@ for _code, _summary in FROM_SIMULATION.items():
     check(_code, scope="dgd")(_forward(_code, _summary))
 
 
+def _replicas(view, component: str) -> int:
+    """The component's ``replicas`` in the live DGD (1 when unset, as the operator defaults it)."""
+    for comp in (view.raw.get("spec") or {}).get("components") or []:
+        if isinstance(comp, dict) and comp.get("name") == component:
+            value = comp.get("replicas")
+            return value if isinstance(value, int) else 1
+    return 1
+
+
 @check("group-incomplete", scope="dgd")
 def group_incomplete(view):
     """A multinode group has fewer pods than nodeCount (or none at all)."""
     blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
     for c in _multinode(view):
         n = c.expected["nodeCount"]
-        if not c.groups and not blocked:  # a blocked render explains the absence itself
+        replicas = _replicas(view, c.name)  # one group per replica, indexed 0..replicas-1
+        if not c.groups and not blocked and replicas > 0:  # scaled to zero: no groups wanted
             yield _f("group-incomplete", "error", view.obj(),
                      f"component {c.name}: no pods exist for its {n}-pod multinode group",
                      f"kubectl get dgd {view.name} -n {view.namespace} -o yaml   (status and conditions say why "
                      f"the operator rendered nothing)")
             continue
+        absent = sorted(set(range(replicas)) - set(c.groups))
+        if c.groups and absent:
+            yield _f("group-incomplete", "error", view.obj(),
+                     f"component {c.name}: group(s) {', '.join(map(str, absent))} of its {replicas} replicas have "
+                     "no pods", "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events")
         for g in c.groups.values():
             if len(g.pods) < n:
                 yield _f("group-incomplete", "error", view.obj(),
@@ -142,13 +157,21 @@ def scheduling_gated(view):
                          f"kubectl get podcliquesets.grove.io -n {p.namespace} -o yaml (status.lastErrors)")
 
 
+def _active(p) -> bool:
+    """Not terminating, Succeeded or Failed (e.g. evicted): only active pods hold their index, so a
+    replacement may already carry the index of an inactive one (ai-dynamo/grove@v0.1.0-alpha.11
+    operator/internal/index/tracker.go, utils/kubernetes/pod.go ``IsPodActive``)."""
+    return not (p.raw.get("metadata") or {}).get("deletionTimestamp") and \
+        p.status.get("phase") not in ("Succeeded", "Failed")
+
+
 @check("rank-duplicate", scope="dgd")
 def rank_duplicate(view):
     """Two pods of one group claim the same rank."""
     for c, g in _groups(view):
         seen = {}
         for p in g.pods:
-            if p.rank is not None:
+            if p.rank is not None and _active(p):
                 seen.setdefault(p.rank, []).append(p.name)
         for rank, names in sorted(seen.items()):
             if len(names) > 1:
@@ -163,12 +186,12 @@ def rank_gap(view):
     for c, g in _groups(view):
         n = c.expected["nodeCount"]
         ranks = [p.rank for p in g.pods]
-        if len(g.pods) != n or len(set(ranks)) != len(ranks):
-            continue  # group-incomplete / rank-duplicate say it
-        missing = sorted(set(range(n)) - set(r for r in ranks if r is not None))
+        if len(g.pods) != n or len(set(ranks)) != len(ranks) or None in ranks:
+            continue  # group-incomplete / rank-duplicate say it; an unknown rank proves no gap
+        missing = sorted(set(range(n)) - set(ranks))
         if missing:
             yield _f("rank-gap", "error", view.obj(),
-                     f"component {c.name} group {g.index}: ranks {sorted(r for r in ranks if r is not None)}, "
+                     f"component {c.name} group {g.index}: ranks {sorted(ranks)}, "
                      f"missing {missing} (the engine waits for all {n} ranks)",
                      "the pod indices do not match the group size: delete the group's pods to recreate them")
 
@@ -181,7 +204,7 @@ def leader_not_ready(view):
         workers = g.role("worker")
         if leaders and workers and any(w.status.get("phase") == "Running" for w in workers):
             for p in leaders:
-                if p.status.get("phase") == "Running" and not p.ready:
+                if p.status.get("phase") == "Running" and not p.ready and _active(p):
                     yield _f("leader-not-ready", "error", p.obj(),
                              f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
                              "run; the engine is not serving",
@@ -274,7 +297,7 @@ def image_mismatch(view):
     for c in _multinode(view):
         for g in c.groups.values():
             images = {}
-            for p in g.pods:
+            for p in filter(_active, g.pods):  # a rolling update replaces pods one by one
                 images.setdefault(p.main.get("image"), []).append(p)
             if len(images) > 1:
                 desc = "; ".join(f"{img}: {', '.join(p.role + ' ' + p.name for p in ps)}" for img, ps in images.items())

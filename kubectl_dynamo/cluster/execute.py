@@ -63,12 +63,16 @@ def exit_code(status_text: str):
     return (int(m.group(1)), None) if m else (None, message.replace("Internal error occurred: ", ""))
 
 
+# Ray lists the nodes that joined under "Healthy:" (older releases) or under "Active:" and "Idle:"
+# (an idle node has joined but runs nothing yet), one " <count> <node type>" line per type
+# (ray-project/ray python/ray/autoscaler/_private/util.py format_info_string).
+_RAY_NODE_SECTION = re.compile(r"^(?:Active|Idle|Healthy):[ \t]*\n(.*?)(?=^\S|\Z)", re.S | re.M)
+_RAY_NODE_LINE = re.compile(r"^\s+(\d+)\s+\S+\s*$", re.M)
+
+
 def count_ray_nodes(status_text: str) -> int:
-    """Active nodes in ``ray status`` output: the lines under "Active:" until the next heading."""
-    m = re.search(r"^Active:\s*\n(.*?)(?:^\S|\Z)", status_text, re.S | re.M)
-    if not m:
-        return 0
-    return sum(1 for line in m.group(1).splitlines() if re.match(r"\s+\d+\s+node_", line))
+    """Nodes that joined the Ray head, from ``ray status`` output."""
+    return sum(int(n) for section in _RAY_NODE_SECTION.findall(status_text) for n in _RAY_NODE_LINE.findall(section))
 
 
 def run_exec_checks(cluster, views, *, timeout: float, only: Optional[list] = None) -> dict:
