@@ -124,7 +124,11 @@ def record(cluster, dest: str, kinds: Sequence[Kind] = DOCTOR_KINDS, namespace: 
     return manifest
 
 
-def _dump(data: object) -> bytes:
+def _dump(name: str, data) -> bytes:
+    """Sorted keys; a resource file holds one object per line (compact, yet diffs object by object)."""
+    if name.startswith("resources/"):
+        lines = [json.dumps(o, sort_keys=True, ensure_ascii=False, separators=(",", ":")) for o in data["items"]]
+        return ('{"items": [\n' + ",\n".join(lines) + ("\n" if lines else "") + "]}\n").encode()
     return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
@@ -132,7 +136,7 @@ def _write(dest: str, files: Dict[str, object]) -> None:
     if dest.endswith((".tar.gz", ".tgz")):
         with tarfile.open(dest, "w:gz") as tar:
             for name in sorted(files):
-                data = _dump(files[name])
+                data = _dump(name, files[name])
                 info = tarfile.TarInfo(name)
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
@@ -145,4 +149,4 @@ def _write(dest: str, files: Dict[str, object]) -> None:
         full = os.path.join(dest, name)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
-            f.write(_dump(files[name]))
+            f.write(_dump(name, files[name]))
