@@ -133,6 +133,7 @@ TODAY: Dict[str, List[str]] = {
     "grove-replacement-pod": ["gang-partial", "orchestrator-too-old"],
     "grove-queue-deleted": ["gang-partial", "kai-queue-missing", "orchestrator-too-old"],
     "grove-kai0152-gang-partial": ["gang-partial", "orchestrator-too-old"],
+    "grove-headless-svc-deleted": ["leader-dns-missing", "orchestrator-too-old"],
 }
 
 
@@ -159,6 +160,8 @@ def test_today_findings_name_the_real_objects():
         None, "sglang-mn", "trtllm-mn", "vllm-mn"}
     (f,) = findings("grove-kai0152-gang-partial", "gang-partial")
     assert f["object"]["name"] == "vllm-big" and "1 of 5 pods are scheduled (scheduler kai-scheduler)" in f["message"]
+    (f,) = findings("grove-headless-svc-deleted", "leader-dns-missing")
+    assert f["object"]["name"] == "sglang-mn-0"
     kai = [x for x in findings("grove-kai0152-gang-partial", "orchestrator-too-old") if "KAI" in x["message"]]
     assert len(kai) == 1 and "v0.15.2" in kai[0]["message"]
 
@@ -194,6 +197,8 @@ MISSING = [
     # KAI v0.15.2's podgrouper maps only v1alpha1 DGDs: one PodGroup with minMember 1 for a v1beta1 DGD, so
     # its gang is not enforced; the version finding must name the gang it breaks
     ("grove-kai0152-gang-partial", "orchestrator-too-old", "vllm-big"),
+    # Grove runs (its Deployment looks Available) yet does not recreate the headless Service it owns
+    ("grove-headless-svc-deleted", "controller-not-reconciling", "sglang-mn-0"),
 ]
 
 
