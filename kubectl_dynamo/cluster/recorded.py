@@ -123,7 +123,7 @@ def parse_labels(text: Optional[str]) -> List[Requirement]:
         if negate:
             take()
         key = take()
-        if not _value(key):
+        if key is None or not _value(key):
             raise fail(key, "identifier")
         if negate or peek() in (None, ","):
             reqs.append(Requirement(key, "!" if negate else "exists"))
@@ -133,7 +133,7 @@ def parse_labels(text: Optional[str]) -> List[Requirement]:
                 reqs.append(Requirement(key, op, _parse_set(take, peek, fail)))
             elif op in ("=", "==", "!=", ">", "<"):
                 value = "" if peek() in (None, ",") else take()
-                if not (value == "" or _value(value)):
+                if value is None or not (value == "" or _value(value)):
                     raise fail(value, "identifier")
                 if op in (">", "<") and not value.lstrip("-").isdigit():
                     raise BadRequest(f"unable to parse requirement: for 'Gt', 'Lt' operators, the value must be "
@@ -314,8 +314,12 @@ class _Tree:
         if not os.path.isfile(path):
             raise InputError(f"snapshot {path}: no such file or directory")
         try:
+            files: Dict[str, bytes] = {}
             with tarfile.open(path, "r:*") as tar:
-                files = {m.name.lstrip("./"): tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+                for member in tar.getmembers():
+                    data = tar.extractfile(member) if member.isfile() else None
+                    if data is not None:
+                        files[member.name.removeprefix("./")] = data.read()
         except (tarfile.TarError, OSError) as e:
             raise InputError(f"snapshot {path}: not a directory or a readable .tar.gz ({e})") from e
         roots = {name.split("/", 1)[0] for name in files if name.endswith("manifest.json") and name.count("/") == 1}
@@ -327,6 +331,7 @@ class _Tree:
     def read(self, name: str) -> Optional[dict]:
         """One JSON file of the tree, None when absent."""
         try:
+            raw: Optional[bytes]
             if self._files is None:
                 full = os.path.join(self.path, name)
                 if not os.path.exists(full):
@@ -335,9 +340,7 @@ class _Tree:
                     raw = f.read()
             else:
                 raw = self._files.get(name)
-                if raw is None:
-                    return None
-            return json.loads(raw)
+            return None if raw is None else json.loads(raw)
         except (OSError, ValueError) as e:
             raise InputError(f"snapshot {self.path}: cannot read {name}: {e}") from e
 
