@@ -8,9 +8,10 @@ selectors, ``can_i`` — from a snapshot directory or ``.tar.gz``, raising the s
 Selectors are evaluated as the API server evaluates them. Grammar and semantics follow
 k8s.io/apimachinery ``pkg/labels/selector.go`` and ``pkg/fields/selector.go`` (v0.33.13, the sandbox's
 Kubernetes 1.33.13); the fields each kind can be selected by follow k8s.io/kubernetes
-``pkg/registry/core/{pod,event,node,secret}/strategy.go`` (v1.33.13) and k8s.io/apiserver
-``pkg/registry/generic/matcher.go`` (every kind: ``metadata.name``; namespaced kinds also
-``metadata.namespace``; custom resources nothing more).
+``pkg/apis/core/v1/conversion.go`` (which fields a kind accepts) and
+``pkg/registry/core/{pod,event,node,secret,service,namespace}/strategy.go`` (their values), v1.33.13;
+every other kind takes ``metadata.name`` and ``metadata.namespace`` only (apimachinery
+``runtime.DefaultMetaV1FieldSelectorConversion``).
 """
 
 from __future__ import annotations
@@ -262,35 +263,56 @@ def _event_fields(o: dict) -> Dict[str, str]:
     return out
 
 
-KIND_FIELDS: Dict[Tuple[str, str], Callable[[dict], Dict[str, str]]] = {
-    ("", "pods"): _pod_fields,
-    ("", "events"): _event_fields,
-    ("", "nodes"): lambda o: {"spec.unschedulable": "true" if (o.get("spec") or {}).get("unschedulable") else "false"},
-    ("", "secrets"): lambda o: {"type": o.get("type") or ""},
+def _get(*keys: str) -> Callable[[dict], str]:
+    def value(o: dict) -> str:
+        for key in keys:
+            o = o.get(key) or {} if isinstance(o, dict) else {}
+        return o if isinstance(o, str) else ""
+    return value
+
+
+# Core kinds with their own field label conversion (k8s.io/kubernetes pkg/apis/core/v1/conversion.go): the
+# fields they accept beyond metadata.* and how each is read; an other field is "field label not supported".
+# Every other kind (apps, custom resources) takes only metadata.name and metadata.namespace
+# (apimachinery runtime.DefaultMetaV1FieldSelectorConversion).
+KIND_FIELDS: Dict[Tuple[str, str], Tuple[Tuple[str, ...], Callable[[dict], Dict[str, str]]]] = {
+    ("", "pods"): (("metadata.name", "metadata.namespace"), _pod_fields),
+    ("", "events"): (("metadata.name", "metadata.namespace"), _event_fields),
+    ("", "nodes"): (("metadata.name",), lambda o: {
+        "spec.unschedulable": "true" if (o.get("spec") or {}).get("unschedulable") else "false"}),
+    ("", "namespaces"): (("metadata.name",), lambda o: {"status.phase": _get("status", "phase")(o)}),
+    ("", "secrets"): (("metadata.name", "metadata.namespace"), lambda o: {"type": o.get("type") or ""}),
+    ("", "services"): (("metadata.name", "metadata.namespace"), lambda o: {
+        "spec.clusterIP": _get("spec", "clusterIP")(o), "spec.type": _get("spec", "type")(o)}),
 }
+ALIASES = {("", "pods"): {"spec.host": "spec.nodeName"}}  # conversion.go: old v1 clients
 
 
-def selectable_fields(group: str, resource: str, namespaced: bool, obj: dict) -> Dict[str, str]:
+def selectable_fields(group: str, resource: str, obj: dict) -> Dict[str, str]:
     meta = obj.get("metadata") or {}
-    out = {"metadata.name": meta.get("name") or ""}
-    if namespaced:
-        out["metadata.namespace"] = meta.get("namespace") or ""
-    extract = KIND_FIELDS.get((group, resource))
-    if extract:
-        out.update(extract(obj))
+    special = KIND_FIELDS.get((group, resource))
+    if special is None:  # a cluster-scoped object's namespace is "" (so "metadata.namespace=x" selects none)
+        return {"metadata.name": meta.get("name") or "", "metadata.namespace": meta.get("namespace") or ""}
+    meta_fields, extract = special
+    out = {k: meta.get(k.split(".", 1)[1]) or "" for k in meta_fields}
+    out.update(extract(obj))
     return out
 
 
-def fields_filter(text: Optional[str], group: str, resource: str, namespaced: bool) -> Callable[[dict], bool]:
-    """A predicate for one LIST; a field the kind cannot be selected by is rejected up front (400)."""
-    terms = parse_fields(text)
-    known = selectable_fields(group, resource, namespaced, {})
+def fields_filter(text: Optional[str], group: str, resource: str) -> Callable[[dict], bool]:
+    """A predicate for one LIST; a field the kind cannot be selected by is refused up front (400),
+    in the API server's words."""
+    aliases = ALIASES.get((group, resource), {})
+    terms = [(aliases.get(name, name), equal, value) for name, equal, value in parse_fields(text)]
+    known = selectable_fields(group, resource, {})
     for name, _, _ in terms:
         if name not in known:
-            raise BadRequest(f"field label not supported: {name}")
+            if (group, resource) in KIND_FIELDS:
+                raise BadRequest(f"field label not supported: {name}")
+            raise BadRequest(f'"{name}" is not a known field selector: only "metadata.name", "metadata.namespace"')
 
     def match(obj: dict) -> bool:
-        values = selectable_fields(group, resource, namespaced, obj)
+        values = selectable_fields(group, resource, obj)
         return all((values[name] == value) == equal for name, equal, value in terms)
 
     return match
@@ -458,7 +480,7 @@ class RecordedCluster:
         if not namespaced and namespace:
             raise NotFound(NOT_SERVED)  # a cluster-scoped kind has no namespaced path
         labels = parse_labels(params.get("labelSelector"))
-        fields = fields_filter(params.get("fieldSelector"), group, resource, namespaced)
+        fields = fields_filter(params.get("fieldSelector"), group, resource)
         out = []
         for obj in self._load(key):
             if namespace and (obj.get("metadata") or {}).get("namespace") != namespace:

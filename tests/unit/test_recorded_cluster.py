@@ -6,8 +6,10 @@ Selector expectations come from Kubernetes, not from the code under test:
   select objects without the key, ``!key`` = does not exist), and
 - k8s.io/apimachinery v0.33.13 ``pkg/labels/selector.go`` (``Requirement.Matches``, the lexer and
   parser: ``()`` is the empty value, ``>``/``<`` compare integers) and ``pkg/fields/selector.go``
-  (``splitTerms``/``UnescapeValue``: ``\\,`` escapes, ``==`` is ``=``), with the selectable fields of
-  k8s.io/kubernetes v1.33.13 ``pkg/registry/core/{pod,event,node}/strategy.go``.
+  (``splitTerms``/``UnescapeValue``: ``\\,`` escapes, ``==`` is ``=``), with the fields each kind accepts
+  in k8s.io/kubernetes v1.33.13 ``pkg/apis/core/v1/conversion.go`` and their values in
+  ``pkg/registry/core/{pod,event,node}/strategy.go``; tests/integration/test_record.py compares these
+  against the real kube-apiserver.
 """
 
 from __future__ import annotations
@@ -145,8 +147,14 @@ def test_field_selector_escapes_and_unknown_fields(rc):
     # the server rejects a field the kind is not selectable by ("field label not supported")
     with pytest.raises(BadRequest, match="field label not supported: spec.foo"):
         rc.list("/api/v1/pods", field_selector="spec.foo=x")
-    with pytest.raises(BadRequest, match="metadata.namespace"):  # cluster-scoped kinds have no namespace field
+    # nodes accept metadata.name and spec.unschedulable only (core/v1 conversion.go)
+    with pytest.raises(BadRequest, match="field label not supported: metadata.namespace"):
         rc.list("/api/v1/nodes", field_selector="metadata.namespace=x")
+    # a kind without its own conversion takes metadata.name and metadata.namespace only, in these words
+    # (apimachinery runtime.DefaultMetaV1FieldSelectorConversion)
+    with pytest.raises(BadRequest, match='"spec.replicas" is not a known field selector: only "metadata.name"'):
+        rc.list("/apis/apps/v1/deployments", field_selector="spec.replicas=1")
+    assert names(rc.list("/apis/apps/v1/deployments", field_selector="metadata.namespace=dynamo-system")) == ["op"]
 
 
 # -- paths, scope, errors --------------------------------------------------------------------
