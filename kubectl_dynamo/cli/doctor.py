@@ -18,8 +18,10 @@ from .options import emit, kube_options
                    "TRT-LLM workers (needs pods/exec).")
 @click.option("--exec-timeout", type=float, default=20.0, show_default=True, metavar="SECONDS",
               help="Timeout of each --exec command.")
+@click.option("--from", "from_path", metavar="PATH", hidden=True,
+              help="Experimental: diagnose a recorded snapshot (docs/snapshot-format.md), not the cluster.")
 @kube_options()
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, opts):
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -30,10 +32,15 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, opts):
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
+    from ..cluster.recorded import RecordedCluster
     from ..doctor import run_doctor
+    from ..errors import UsageError
 
+    if from_path and exec_checks:
+        raise UsageError("--exec runs commands in live pods: it cannot be combined with --from")
+    cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     codes = [c.strip() for c in only.split(",") if c.strip()] if only else None
-    emit(opts, run_doctor(opts.cluster(), all_namespaces=opts.all_namespaces, name=name, only=codes,
+    emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces, name=name, only=codes,
                           exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity))
 
 
