@@ -14,7 +14,7 @@ import json
 from typing import Dict, List, Optional, Tuple
 
 from . import selection as sel_mod
-from . import validate, versions, vllm
+from . import validate, versions, vllm, workerhash
 from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
 from .deployer import MultinodeDeployer
 from .flags import NOOP, determine_backend_framework, resolve_gpu_count
@@ -95,7 +95,7 @@ def _role_templates(component: dict, operator_version: str) -> Optional[Dict[str
 def _render_component(
     component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
     deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
-    ssh_secret_name: str,
+    ssh_secret_name: str, worker_hash: str,
 ) -> Tuple[dict, List[dict]]:
     name = component.get("name") or ""
     ctype = component.get("type") or ""
@@ -145,7 +145,7 @@ def _render_component(
         ctx = RoleContext(
             role=role, nodes=nodes, service=name, deployer=deployer, gpus=gpus, annotations=annotations,
             parent_dgd=dgd_name, operator_version=operator_version, role_templates=bool(role_templates),
-            ssh_secret_name=ssh_secret_name,
+            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
         )
         topology_env = deployer.topology_env(name) if (multinode and deployer.portable) else None
         try:
@@ -263,7 +263,7 @@ def explain_dgd(
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
             deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
-            ssh_secret_name=ssh_secret_name,
+            ssh_secret_name=ssh_secret_name, worker_hash=workerhash.for_dgd(annotations),
         )
         rendered.append(out)
         findings += comp_findings
