@@ -21,19 +21,12 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from .errors import InvalidContent, UsageError
-from .operator import versions
+from .operator import api, versions
 
-API_V1BETA1 = "nvidia.com/v1beta1"
-API_V1ALPHA1 = "nvidia.com/v1alpha1"
-API_VERSIONS = (API_V1BETA1, API_V1ALPHA1)
-BACKENDS = ("vllm", "sglang", "trtllm")
+API_VERSIONS = (api.V1BETA1, api.V1ALPHA1)
 ORCHESTRATORS = ("grove", "lws")
-ROLE_TEMPLATES_SINCE = "1.6.0"
 DEFAULT_OPERATOR_VERSION = versions.NEWEST
 
-ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
-ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
-GPU_RESOURCE = "nvidia.com/gpu"
 
 RANK = "$(DYNAMO_RANK)"
 LEADER_ADDRESS = "$(DYNAMO_LEADER_ADDRESS)"
@@ -102,7 +95,7 @@ class GenerateSpec:
     worker_image: Optional[str] = None
     compilation_cache: Optional[Tuple[str, Optional[str]]] = None  # (pvc, mount path)
     shared_memory: Optional[str] = None
-    api_version: str = API_V1BETA1
+    api_version: str = api.V1BETA1
     operator_version: str = DEFAULT_OPERATOR_VERSION
 
     @property
@@ -165,8 +158,8 @@ def validate_spec(spec: GenerateSpec) -> None:
     if not _NAME_RE.match(spec.name or "") or len(spec.name) > 63:
         raise SpecError(f"invalid name {spec.name!r}: use lower-case letters, digits and '-' (at most 63)",
                         usage=True)
-    if spec.backend not in BACKENDS:
-        raise SpecError(f"--backend must be one of {', '.join(BACKENDS)}", usage=True)
+    if spec.backend not in api.BACKENDS:
+        raise SpecError(f"--backend must be one of {', '.join(api.BACKENDS)}", usage=True)
     if spec.orchestrator not in ORCHESTRATORS:
         raise SpecError(f"--orchestrator must be one of {', '.join(ORCHESTRATORS)}", usage=True)
     if spec.api_version not in API_VERSIONS:
@@ -184,11 +177,11 @@ def validate_spec(spec: GenerateSpec) -> None:
     if role_only and not spec.role_templates:
         raise SpecError(f"{', '.join(role_only)} need --role-templates", usage=True)
     if spec.role_templates:
-        if spec.api_version == API_V1ALPHA1:
+        if spec.api_version == api.V1ALPHA1:
             raise SpecError("--role-templates needs nvidia.com/v1beta1 (components[].roles does not exist in "
                             "v1alpha1); drop --api-version nvidia.com/v1alpha1")
-        if not versions.at_least(spec.operator_version, ROLE_TEMPLATES_SINCE):
-            raise SpecError(f"--role-templates needs Dynamo operator >= {ROLE_TEMPLATES_SINCE} "
+        if not versions.at_least(spec.operator_version, api.ROLE_TEMPLATES_SINCE):
+            raise SpecError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                             f"(--operator-version is {spec.operator_version}): older operators reject or prune "
                             "components[].roles")
         if not any(e.multinode for e in spec.engines):
@@ -323,7 +316,7 @@ def python_launch(backend: str) -> List[str]:
 # ---------------------------------------------------------------------------------- the DGD
 
 def _gpu_resources(gpus: int, api_version: str) -> dict:
-    key = "gpu" if api_version == API_V1ALPHA1 else GPU_RESOURCE
+    key = "gpu" if api_version == api.V1ALPHA1 else api.GPU_RESOURCE
     return {"limits": {key: str(gpus)}}
 
 
@@ -332,7 +325,7 @@ def _container(image: str, command: List[str], args: List[str], gpus: int = 0) -
     if args:
         c["args"] = args
     if gpus:
-        c["resources"] = _gpu_resources(gpus, API_V1BETA1)
+        c["resources"] = _gpu_resources(gpus, api.V1BETA1)
     return c
 
 
@@ -342,9 +335,9 @@ def _metadata(spec: GenerateSpec) -> dict:
         meta["namespace"] = spec.namespace
     annotations = {}
     if spec.orchestrator == "lws":
-        annotations[ANN_ENABLE_GROVE] = "false"  # opt out of Grove so the LWS path is taken
+        annotations[api.ANN_ENABLE_GROVE] = "false"  # opt out of Grove so the LWS path is taken
     if spec.queue:
-        annotations[ANN_KAI_QUEUE] = spec.queue
+        annotations[api.ANN_KAI_QUEUE] = spec.queue
     if annotations:
         meta["annotations"] = annotations
     return meta
@@ -399,9 +392,9 @@ def build(spec: GenerateSpec) -> dict:
     disaggregated = any(e.type in ("prefill", "decode") for e in spec.engines)
     components = ([_frontend(spec)] if spec.frontend else []) + [
         _engine_component(spec, e, disaggregated) for e in spec.engines]
-    doc = {"apiVersion": API_V1BETA1, "kind": "DynamoGraphDeployment", "metadata": _metadata(spec),
+    doc = {"apiVersion": api.V1BETA1, "kind": "DynamoGraphDeployment", "metadata": _metadata(spec),
            "spec": {"backendFramework": spec.backend, "components": components}}
-    return to_v1alpha1(doc) if spec.api_version == API_V1ALPHA1 else doc
+    return to_v1alpha1(doc) if spec.api_version == api.V1ALPHA1 else doc
 
 
 def to_v1alpha1(doc: dict) -> dict:
@@ -421,8 +414,8 @@ def to_v1alpha1(doc: dict) -> dict:
         main = dict(comp["podTemplate"]["spec"]["containers"][0])
         main.pop("name", None)
         limits = (main.pop("resources", None) or {}).get("limits") or {}
-        if GPU_RESOURCE in limits:
-            svc["resources"] = {"limits": {"gpu": limits[GPU_RESOURCE]}}
+        if api.GPU_RESOURCE in limits:
+            svc["resources"] = {"limits": {"gpu": limits[api.GPU_RESOURCE]}}
         if "sharedMemorySize" in comp:
             svc["sharedMemory"] = {"size": comp["sharedMemorySize"]}
         cache = comp.get("compilationCache")
@@ -434,12 +427,12 @@ def to_v1alpha1(doc: dict) -> dict:
         svc["extraPodSpec"] = {"mainContainer": main}
         services[comp["name"]] = svc
     spec = {"backendFramework": doc["spec"]["backendFramework"], "services": services}
-    return {"apiVersion": API_V1ALPHA1, "kind": doc["kind"], "metadata": doc["metadata"], "spec": spec}
+    return {"apiVersion": api.V1ALPHA1, "kind": doc["kind"], "metadata": doc["metadata"], "spec": spec}
 
 
 def pod_templates(doc: dict) -> List[Tuple[str, dict]]:
     """``[(where, pod template)]`` of a generated DGD, v1alpha1 main containers included."""
-    if doc.get("apiVersion") == API_V1ALPHA1:
+    if doc.get("apiVersion") == api.V1ALPHA1:
         return [(f"spec.services.{name}", {"spec": {"containers": [
             dict(svc["extraPodSpec"]["mainContainer"], name="main")]}})
             for name, svc in doc["spec"]["services"].items()]

@@ -26,11 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
 from . import generate as gen
-from .operator import convert, versions
-
-ANN_ORIGIN = "nvidia.com/dynamo-operator-origin-version"
-TOPOLOGY_SINCE = "1.6.0"
-ENGINE_TYPES = ("worker", "prefill", "decode")
+from .operator import api, convert, versions
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -194,8 +190,8 @@ def upgrade_text(text: str, opts: Options) -> Result:
     """
     import yaml
 
-    if opts.role_templates and not versions.at_least(opts.operator_version, gen.ROLE_TEMPLATES_SINCE):
-        raise UpgradeError(f"--role-templates needs Dynamo operator >= {gen.ROLE_TEMPLATES_SINCE} "
+    if opts.role_templates and not versions.at_least(opts.operator_version, api.ROLE_TEMPLATES_SINCE):
+        raise UpgradeError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                            f"(--operator-version is {opts.operator_version})")
     out: List[str] = []
     reports: List[DocReport] = []
@@ -213,7 +209,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
         report = DocReport(index, kind, name)
         reports.append(report)
         wants_rewrite = opts.topology_aliases or opts.role_templates
-        if not convert.is_dgd(plain) or (plain.get("apiVersion") == convert.API_V1BETA1 and not wants_rewrite):
+        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite):
             report.from_version = report.to_version = plain.get("apiVersion") if isinstance(plain, dict) else None
             out.append(prefix + body)
             data.append(plain)
@@ -254,11 +250,11 @@ def _drop_old_origin(doc: Any) -> List[dict]:
     """A manifest carrying an origin version < 1.6 would keep the pre-1.6 behaviour if it were
     re-created with that annotation; the webhook stamps a fresh one when it is absent."""
     anns = (doc.get("metadata") or {}).get("annotations")
-    origin = anns.get(ANN_ORIGIN) if isinstance(anns, Mapping) else None
-    if origin is None or versions.at_least(str(origin), TOPOLOGY_SINCE):
+    origin = anns.get(api.ANN_ORIGIN_VERSION) if isinstance(anns, Mapping) else None
+    if origin is None or versions.at_least(str(origin), api.TOPOLOGY_SINCE):
         return []
-    del anns[ANN_ORIGIN]
-    return [{"path": f"metadata.annotations.{ANN_ORIGIN}", "before": str(origin), "after": None,
+    del anns[api.ANN_ORIGIN_VERSION]
+    return [{"path": f"metadata.annotations.{api.ANN_ORIGIN_VERSION}", "before": str(origin), "after": None,
              "message": "removed: the 1.6 topology variables need an origin version >= 1.6.0, which the "
                         "operator stamps when the DGD is created again"}]
 
@@ -360,7 +356,7 @@ def _orchestrator(doc: Any, opts: Options) -> str:
     if opts.orchestrator:
         return opts.orchestrator
     anns = (doc.get("metadata") or {}).get("annotations") or {}
-    return "lws" if str(anns.get(gen.ANN_ENABLE_GROVE, "")).lower() == "false" else "grove"
+    return "lws" if str(anns.get(api.ANN_ENABLE_GROVE, "")).lower() == "false" else "grove"
 
 
 def _main(template: Any) -> Optional[Any]:
@@ -419,7 +415,7 @@ def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[di
         path = f"spec.components[{ci}]"
         mn = comp.get("multinode")
         nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1
-        if nodes < 2 or comp.get("roles") or comp.get("type") not in ENGINE_TYPES:
+        if nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
             continue
 
         def refuse(why: str, path: str = path, comp: Any = comp) -> None:
@@ -519,9 +515,9 @@ def authored_version(obj: Mapping) -> Optional[str]:
             pass
     seen = {m.get("apiVersion") for m in (obj.get("metadata") or {}).get("managedFields") or []
             if "operator" not in str(m.get("manager", "")).lower() and m.get("subresource") != "status"}
-    if convert.API_V1ALPHA1 in seen:
-        return convert.API_V1ALPHA1
-    return convert.API_V1BETA1 if seen else obj.get("apiVersion")
+    if api.V1ALPHA1 in seen:
+        return api.V1ALPHA1
+    return api.V1BETA1 if seen else obj.get("apiVersion")
 
 
 def manifest_from_live(obj: Mapping) -> dict:
@@ -533,7 +529,7 @@ def manifest_from_live(obj: Mapping) -> dict:
     if anns.get(LAST_APPLIED):
         try:
             applied = json.loads(anns[LAST_APPLIED])
-            if isinstance(applied, dict) and applied.get("kind") == convert.KIND:
+            if isinstance(applied, dict) and applied.get("kind") == api.DGD_KIND:
                 return applied
         except ValueError:
             pass
@@ -550,7 +546,7 @@ def manifest_from_live(obj: Mapping) -> dict:
 
 
 def origin_version(obj: Mapping) -> Optional[str]:
-    return ((obj.get("metadata") or {}).get("annotations") or {}).get(ANN_ORIGIN)
+    return ((obj.get("metadata") or {}).get("annotations") or {}).get(api.ANN_ORIGIN_VERSION)
 
 
 def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yaml") -> List[str]:

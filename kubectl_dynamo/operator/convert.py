@@ -27,9 +27,7 @@ import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any, Optional
 
-API_V1ALPHA1 = "nvidia.com/v1alpha1"
-API_V1BETA1 = "nvidia.com/v1beta1"
-KIND = "DynamoGraphDeployment"
+from . import api
 
 # Reserved by the operator for conversion round-trip data (v1alpha1 conversion.go).
 CONVERSION_ANNOTATION_PREFIX = "nvidia.com/dgd-"
@@ -37,10 +35,7 @@ ANN_DGD_SPEC = CONVERSION_ANNOTATION_PREFIX + "spec"
 
 MAIN_CONTAINER = "main"
 FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
-DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
-# v1beta1 spec.components[].type enum.
-V1BETA1_TYPES = ("frontend", "worker", "prefill", "decode", "planner", "epp")
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 _PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 _NAME_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
@@ -75,7 +70,7 @@ def is_dgd(doc: Any) -> bool:
     """True for a DynamoGraphDeployment of the nvidia.com group (any version)."""
     return (
         isinstance(doc, Mapping)
-        and doc.get("kind") == KIND
+        and doc.get("kind") == api.DGD_KIND
         and str(doc.get("apiVersion") or "").startswith("nvidia.com/")
     )
 
@@ -89,11 +84,11 @@ def to_v1beta1(doc: Mapping, *, force: bool = False) -> tuple[Mapping, list[dict
     """
     if not is_dgd(doc):
         raise ValueError("not a nvidia.com DynamoGraphDeployment")
-    api = doc.get("apiVersion")
-    if api == API_V1BETA1:
+    version = doc.get("apiVersion")
+    if version == api.V1BETA1:
         return doc, []
-    if api != API_V1ALPHA1:
-        raise ValueError(f"unsupported DynamoGraphDeployment apiVersion {api!r}")
+    if version != api.V1ALPHA1:
+        raise ValueError(f"unsupported DynamoGraphDeployment apiVersion {version!r}")
     return _Converter(doc, force).run()
 
 
@@ -233,7 +228,7 @@ class _Converter:
         new_status = self.status(status) if isinstance(status, Mapping) else status
         for k in doc:
             if k == "apiVersion":
-                _carry(doc, k, out, value=API_V1BETA1)
+                _carry(doc, k, out, value=api.V1BETA1)
             elif k == "spec":
                 _carry(doc, k, out, value=new_spec)
             elif k == "status":
@@ -472,11 +467,11 @@ class _Converter:
             self.save(name, "subComponentType", sub)
         if ctype in (None, ""):
             return None
-        if ctype not in V1BETA1_TYPES:
+        if ctype not in api.COMPONENT_TYPES:
             # Upstream copies it verbatim, which v1beta1's enum rejects; the operator treats
             # an untyped component the same except for the component-type pod label.
             self.warn(f"{path}.componentType",
-                      f"{ctype!r} is not a v1beta1 type ({'|'.join(V1BETA1_TYPES)}); type omitted, "
+                      f"{ctype!r} is not a v1beta1 type ({'|'.join(api.COMPONENT_TYPES)}); type omitted, "
                       f"so the nvidia.com/dynamo-component-type label is no longer set")
             return None
         return str(ctype)
@@ -806,7 +801,7 @@ class _Converter:
                     if kk in ("cpu", "memory"):
                         key = kk
                     elif kk == "gpu":
-                        key = v.get("gpuType") or DEFAULT_GPU_RESOURCE
+                        key = v.get("gpuType") or api.GPU_RESOURCE
                     else:
                         self.unknown(qpath)
                         continue

@@ -18,7 +18,6 @@ WORKER_SUFFIX = "wkr"
 MAX_COMBINED_NAME_LENGTH = 45  # PCS + PCSG + clique must fit Grove's resource-name budget
 MIN_PCS_NAME_LENGTH = 8
 KAI_SCHEDULER = "kai-scheduler"
-KAI_QUEUE_LABEL = "kai.scheduler/queue"
 
 
 def _pcsg_host(service: str, clique: str, index: str) -> str:

@@ -13,28 +13,14 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple
 
+from . import api, validate, versions, vllm, workerhash
 from . import selection as sel_mod
-from . import validate, versions, vllm, workerhash
 from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
 from .deployer import MultinodeDeployer
-from .flags import NOOP, determine_backend_framework, resolve_gpu_count
+from .flags import determine_backend_framework, resolve_gpu_count
 from .grove import GroveDeployer, apply_scheduler
 from .lws import LWSDeployer
 from .podspec import RenderError, generate_pod_spec, main_container_of
-
-ANN_ORIGIN = "nvidia.com/dynamo-operator-origin-version"
-ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
-# DGD annotations copied into each component's pod-template annotations (component wins).
-PROPAGATED_ANNOTATIONS = (
-    "nvidia.com/enable-metrics",
-    "nvidia.com/dynamo-discovery-backend",
-    "nvidia.com/dynamo-kube-discovery-mode",
-    ANN_ORIGIN,
-    vllm.ANN_EXECUTOR_BACKEND,
-)
-PROVIDER_ANNOTATION_SINCE = "1.5.0"
-PORTABLE_TOPOLOGY_SINCE = "1.6.0"
-ROLE_TEMPLATES_SINCE = "1.6.0"
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)
@@ -51,16 +37,16 @@ VERSION_DIFFERENCES = [
 def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str):
     gates = gates if gates is not None else sel_mod.assumed_gates(orchestrator, doc_annotations)
     chosen = sel_mod.select(gates, doc_annotations, kai_queues=kai_queues, multinode=multinode)
-    pinned = doc_annotations.get(ANN_WORKLOAD_PROVIDER)
-    if not versions.at_least(operator_version, PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
+    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER)
+    if not versions.at_least(operator_version, api.PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
         return chosen
     # An existing DGD keeps the provider it was created with.
     if pinned == "component" and chosen.provider == "grove":
-        return sel_mod.select(gates, {**doc_annotations, sel_mod.ANN_ENABLE_GROVE: "false"},
+        return sel_mod.select(gates, {**doc_annotations, api.ANN_ENABLE_GROVE: "false"},
                               kai_queues=kai_queues, multinode=multinode)
     if pinned == "grove" and chosen.provider != "grove":
         if gates.grove:
-            unpinned = {k: v for k, v in doc_annotations.items() if k != sel_mod.ANN_ENABLE_GROVE}
+            unpinned = {k: v for k, v in doc_annotations.items() if k != api.ANN_ENABLE_GROVE}
             return sel_mod.select(gates, unpinned, kai_queues=kai_queues, multinode=multinode)
         return sel_mod.Selection("grove", "grove", None, None, sel_mod.ERR_PROVIDER_UNAVAILABLE,
                                  'selected workload provider "grove" is unavailable because Grove is disabled')
@@ -77,7 +63,7 @@ def _node_count(component: dict) -> int:
 
 def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str]) -> Dict[str, str]:
     ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
-    for key in PROPAGATED_ANNOTATIONS:
+    for key in api.PROPAGATED_ANNOTATIONS:
         if key in dgd_annotations and key not in ann:
             ann[key] = dgd_annotations[key]
     return ann
@@ -85,7 +71,7 @@ def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, st
 
 def _role_templates(component: dict, operator_version: str) -> Optional[Dict[str, dict]]:
     """{role name: podTemplate} when 1.6 role templates are in use, else None."""
-    if not versions.at_least(operator_version, ROLE_TEMPLATES_SINCE):
+    if not versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE):
         return None
     roles = component.get("roles") or []
     templates = {r.get("name"): r.get("podTemplate") for r in roles if r.get("podTemplate")}
@@ -124,7 +110,7 @@ def _render_component(
         ))
         detected = [fw for fw in ("vllm", "sglang", "trtllm") if f"dynamo.{fw}" in " ".join(
             (first_main.get("command") or []) + (first_main.get("args") or []))]
-        framework = detected[0] if detected else NOOP
+        framework = detected[0] if detected else api.NOOP
 
     text = json.dumps(component)
     findings += validate.topology_refs_unavailable(name, text, origin, operator_version)
@@ -243,16 +229,16 @@ def explain_dgd(
     namespace = metadata.get("namespace")
     op_version = operator_version or versions.NEWEST
     annotations = dict(metadata.get("annotations") or {})
-    origin = annotations.get(ANN_ORIGIN, op_version)
+    origin = annotations.get(api.ANN_ORIGIN_VERSION, op_version)
     effective = dict(annotations)
-    effective.setdefault(ANN_ORIGIN, origin)  # the webhook stamps new DGDs
+    effective.setdefault(api.ANN_ORIGIN_VERSION, origin)  # the webhook stamps new DGDs
 
     components = spec.get("components") or []
     any_multinode = any(_node_count(c) > 1 for c in components)
     chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version)
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
 
-    portable = versions.at_least(op_version, PORTABLE_TOPOLOGY_SINCE) and versions.at_least(origin, PORTABLE_TOPOLOGY_SINCE)
+    portable = versions.at_least(op_version, api.TOPOLOGY_SINCE) and versions.at_least(origin, api.TOPOLOGY_SINCE)
     deployer: MultinodeDeployer = (
         GroveDeployer(portable=portable) if chosen.provider == "grove"
         else LWSDeployer(portable=portable, operator_version=op_version)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from . import versions
+from . import api, versions
 from .context import LEADER, MAIN, WORKER, Decision, RoleContext
 from .flags import inject_flags_into_container_command
 from .quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
@@ -27,10 +27,6 @@ DP_RPC_PORT = "13445"
 MP_MASTER_PORT = "29500"
 DEFAULT_CACHE_PATH = "/root/.cache/vllm"
 
-ANN_EXECUTOR_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
-ANN_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"
-MP_ORIGIN_SINCE = "1.0.0"
-FLAG_NORMALIZATION_SINCE = "1.6.0"
 
 TP, PP, DP = "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size"
 DP_LOCAL, DP_BACKEND = "--data-parallel-size-local", "--data-parallel-backend"
@@ -86,7 +82,7 @@ def normalize_flags(tokens: List[str]) -> List[str]:
 
 def launch_tokens(container: dict, operator_version: Optional[str]) -> List[str]:
     tokens = expanded_args(container)
-    if versions.at_least(operator_version, FLAG_NORMALIZATION_SINCE):
+    if versions.at_least(operator_version, api.VLLM_FLAG_NORMALIZATION_SINCE):
         tokens = normalize_flags(tokens)
     return tokens
 
@@ -105,22 +101,22 @@ def flag_value(tokens: List[str], flag: str) -> int:
 
 def should_use_mp(annotations: Dict[str, str]) -> bool:
     """Annotation mp/ray wins (case-insensitive); else mp iff origin version >= 1.0.0."""
-    value = (annotations.get(ANN_EXECUTOR_BACKEND) or "").lower()
+    value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
         return value == "mp"
-    return versions.at_least(annotations.get(ANN_ORIGIN_VERSION), MP_ORIGIN_SINCE)
+    return versions.at_least(annotations.get(api.ANN_ORIGIN_VERSION), api.VLLM_MP_ORIGIN_SINCE)
 
 
 def _mp_reason(annotations: Dict[str, str]) -> str:
-    value = (annotations.get(ANN_EXECUTOR_BACKEND) or "").lower()
+    value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
-        return f"{ANN_EXECUTOR_BACKEND}: {value}"
-    origin = annotations.get(ANN_ORIGIN_VERSION)
+        return f"{api.ANN_VLLM_EXECUTOR_BACKEND}: {value}"
+    origin = annotations.get(api.ANN_ORIGIN_VERSION)
     if origin is None:
         return "no origin-version annotation, so Ray"
-    if versions.at_least(origin, MP_ORIGIN_SINCE):
-        return f"origin version {origin} >= {MP_ORIGIN_SINCE}, so mp"
-    return f"origin version {origin!r} is not >= {MP_ORIGIN_SINCE}, so Ray"
+    if versions.at_least(origin, api.VLLM_MP_ORIGIN_SINCE):
+        return f"origin version {origin} >= {api.VLLM_MP_ORIGIN_SINCE}, so mp"
+    return f"origin version {origin!r} is not >= {api.VLLM_MP_ORIGIN_SINCE}, so Ray"
 
 
 def command_line_has(container: dict, flag: str, value: str) -> bool:

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from kubectl_dynamo import upgrade as up
 from kubectl_dynamo.cli import PROG, cli
 from kubectl_dynamo.errors import DynamoError
+from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.schema import schema_errors
 from tests.conftest import run_cli
@@ -223,8 +224,8 @@ def test_old_origin_annotation_is_dropped_when_rewriting():
         '    nvidia.com/enable-grove: "false"\n',
         '    nvidia.com/enable-grove: "false"\n    nvidia.com/dynamo-operator-origin-version: "1.4.0"\n')
     result = up.upgrade_text(text, up.Options(topology_aliases=True))
-    assert up.ANN_ORIGIN not in result.text
-    assert any(r["path"].endswith(up.ANN_ORIGIN) for d in result.documents for r in d.rewrites)
+    assert api.ANN_ORIGIN_VERSION not in result.text
+    assert any(r["path"].endswith(api.ANN_ORIGIN_VERSION) for d in result.documents for r in d.rewrites)
 
 
 # ------------------------------------------------------------------------------ live helpers
@@ -234,7 +235,7 @@ def test_authored_version_and_manifest_from_live():
                "metadata": {"name": "x", "namespace": "ns"}, "spec": {"services": {}}}
     live = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
             "metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "1",
-                         "annotations": {up.LAST_APPLIED: json.dumps(applied), up.ANN_ORIGIN: "1.4.0"},
+                         "annotations": {up.LAST_APPLIED: json.dumps(applied), api.ANN_ORIGIN_VERSION: "1.4.0"},
                          "managedFields": [{"manager": "kubectl-client-side-apply",
                                             "apiVersion": "nvidia.com/v1alpha1"}]},
             "spec": {"components": []}, "status": {"state": "ready"}}
