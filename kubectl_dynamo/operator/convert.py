@@ -75,8 +75,12 @@ def is_dgd(doc: Any) -> bool:
     )
 
 
-def to_v1beta1(doc: Mapping, *, force: bool = False) -> tuple[Mapping, list[dict]]:
+def to_v1beta1(doc: Mapping, *, force: bool = False, stored: bool = False) -> tuple[Mapping, list[dict]]:
     """Convert a v1alpha1 DGD to v1beta1; return ``(document, problems)``.
+
+    ``stored``: the object the operator's conversion webhook stores (what it renders from), which
+    keeps values the v1beta1 schema would reject on a direct apply (``type: default``); without
+    it the result is a manifest the v1beta1 CRD accepts.
 
     A v1beta1 document is returned as is with no problems, so conversion is idempotent.
     Each problem is ``{"path", "message", "severity"}`` with severity ``error`` or ``warning``.
@@ -89,7 +93,7 @@ def to_v1beta1(doc: Mapping, *, force: bool = False) -> tuple[Mapping, list[dict
         return doc, []
     if version != api.V1ALPHA1:
         raise ValueError(f"unsupported DynamoGraphDeployment apiVersion {version!r}")
-    return _Converter(doc, force).run()
+    return _Converter(doc, force, stored).run()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -174,9 +178,10 @@ def _merge_override(base: Mapping, over: Mapping, new_map) -> MutableMapping:
 
 
 class _Converter:
-    def __init__(self, doc: Mapping, force: bool):
+    def __init__(self, doc: Mapping, force: bool, stored: bool = False):
         self.doc = doc
         self.force = force
+        self.stored = stored
         self.problems: list[dict] = []
         self._map_type = type(doc) if isinstance(doc, dict) else dict
         # Sparse v1alpha1 spec for the nvidia.com/dgd-spec annotation (force mode).
@@ -468,8 +473,10 @@ class _Converter:
         if ctype in (None, ""):
             return None
         if ctype not in api.COMPONENT_TYPES:
-            # Upstream copies it verbatim, which v1beta1's enum rejects; the operator treats
-            # an untyped component the same except for the component-type pod label.
+            # ConvertTo copies it verbatim (the stored object keeps it: DYN_COMPONENT=default);
+            # v1beta1's enum rejects it on a direct apply.
+            if self.stored:
+                return str(ctype)
             self.warn(f"{path}.componentType",
                       f"{ctype!r} is not a v1beta1 type ({'|'.join(api.COMPONENT_TYPES)}); type omitted, "
                       f"so the nvidia.com/dynamo-component-type label is no longer set")

@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple
 
-from . import api, validate, versions, vllm, workerhash
+from . import api, defaults, validate, versions, vllm, workerhash
 from . import selection as sel_mod
 from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
 from .deployer import MultinodeDeployer
@@ -207,12 +207,11 @@ def explain_dgd(
     """
     findings: List[dict] = []
     api_version = doc.get("apiVersion") or ""
-    source = doc
-    if api_version.endswith("/v1alpha1"):
-        from .convert import to_v1beta1  # imported only for v1alpha1 input
+    if api_version == api.V1ALPHA1:
+        from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
-            source, problems = to_v1beta1(copy.deepcopy(doc))
+            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), stored=True)
         except ValueError as exc:
             source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
                 {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
@@ -222,6 +221,10 @@ def explain_dgd(
                 "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
                 "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",
             ))
+    else:
+        source = copy.deepcopy(doc)
+    # What the API server stores: storage-version (v1beta1) structural defaults.
+    source = defaults.apply(source, "v1beta1")
 
     metadata = source.get("metadata") or {}
     spec = source.get("spec") or {}
