@@ -25,6 +25,8 @@ class RoleContext:
     role_templates: bool = False  # 1.6: roles[].podTemplate own the launch command
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
     worker_hash: str = ""  # DYN_NAMESPACE_WORKER_SUFFIX value for worker-type components
+    inter_pod_gms: bool = False  # experimental.gpuMemoryService.mode InterPod
+    inter_pod_failover: bool = False  # experimental.failover.mode InterPod
 
     @property
     def multinode(self) -> bool:

@@ -19,12 +19,13 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Tuple
 
-from . import api, components, sglang, trtllm, vllm
+from . import api, components, gms, sglang, trtllm, vllm
 from .components import MAIN_CONTAINER, ComponentContext
 from .context import Decision, RoleContext
 
 DEFAULT_SHM_SIZE = "8Gi"
 SHM_VOLUME = "shared-memory"
+DCD_DEFAULT_SERVICE_ACCOUNT = "default"
 
 BACKENDS = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
 
@@ -262,6 +263,15 @@ def generate_pod_spec(
     if backend is not None:
         backend.update_pod_spec(pod_spec, ctx)
     pod_spec["volumes"] = order_volumes_by_mounts(pod_spec.get("volumes") or [], container.get("volumeMounts") or [])
+    # 8: intra-pod GMS, then intra-pod failover (inter-pod GMS is wired per clique by the caller)
+    if gms.spec(component) is not None and not gms.is_inter_pod(component):
+        gms.apply_intra_pod(pod_spec, component, dgd_name, ctx.service)
+    if gms.is_intra_pod_failover(component):
+        gms.build_failover_pod(pod_spec, ctx.nodes, framework)
+    if ctx.deployer.name != "grove" and not pod_spec.get("serviceAccountName"):
+        # The DCD controller's fallback (a live namespace's SA labelled
+        # nvidia.com/dynamo-component-pod=true would win; none offline).
+        pod_spec["serviceAccountName"] = DCD_DEFAULT_SERVICE_ACCOUNT
     return pod_spec, decision
 
 

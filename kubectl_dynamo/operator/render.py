@@ -13,9 +13,9 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple
 
-from . import api, defaults, validate, versions, vllm, workerhash
+from . import api, defaults, gms, validate, versions, vllm, workerhash
 from . import selection as sel_mod
-from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
+from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
 from .deployer import MultinodeDeployer
 from .flags import determine_backend_framework, resolve_gpu_count
 from .grove import GroveDeployer, apply_scheduler
@@ -78,6 +78,31 @@ def _role_templates(component: dict, operator_version: str) -> Optional[Dict[str
     return templates or None
 
 
+def _render_role(component: dict, template: Optional[dict], framework: str, ctx: RoleContext, dgd_name: str,
+                 namespace: str, spec: dict, topology_env: Optional[List[dict]], findings: List[dict]):
+    """One role's pod; where the operator refuses, a finding and the pod without the offending parts."""
+    try:
+        return generate_pod_spec(component=component, pod_template=template, framework=framework, ctx=ctx,
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 topology_env=topology_env)
+    except RenderError as exc:
+        cache = "compilation" in str(exc).lower()
+        findings.append(validate.render_error(
+            "compilation-cache-invalid" if cache else "render-error", component.get("name") or "",
+            f"{exc} (the operator fails to render this component).",
+            "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
+            "default, /root/.cache/vllm); the mount must be writable and its path unused."
+            if cache else "Fix the field the message names (the operator renders nothing for this component).",
+        ))
+    stripped = {k: v for k, v in component.items() if k not in ("compilationCache", "experimental", "frontendSidecar")}
+    try:
+        return generate_pod_spec(component=stripped, pod_template=template, framework=framework, ctx=ctx,
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 topology_env=topology_env)
+    except RenderError:
+        return {}, Decision("none", "the operator fails to render this component")
+
+
 def _render_component(
     component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
     deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
@@ -116,50 +141,48 @@ def _render_component(
     findings += validate.topology_refs_unavailable(name, text, origin, operator_version)
     findings += validate.args_without_command(name, first_main)
 
+    inter_pod_gms = deployer.name == "grove" and gms.is_inter_pod(component)
+    if inter_pod_gms:
+        plan = gms.roles(nodes, component)
+    else:
+        plan = [(r, r, replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
+
     roles_out: List[dict] = []
     gpus_by_role: Dict[str, int] = {}
     decision = None
-    for role in role_names:
-        template = templates[role]
+    for role_name, kind, role_replicas, rank in plan:
+        role = MAIN if kind == "gms" else kind
+        template = templates[LEADER if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
         main = main_container_of(template) or {}
         gpus, gpu_problem = resolve_gpu_count(main.get("resources"))
-        gpus_by_role[role] = gpus
-        if gpu_problem and role == role_names[0]:
+        gpus_by_role.setdefault(role, gpus)
+        if gpu_problem and role_name == plan[0][0]:
             findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
                                              "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
         annotations = _pod_annotations(template, dgd_annotations)
+        role_deployer = deployer
+        if inter_pod_gms and multinode and kind != "gms":
+            role_deployer = GroveDeployer(portable=deployer.portable, gms_rank=rank)
         ctx = RoleContext(
-            role=role, nodes=nodes, service=name, deployer=deployer, gpus=gpus, annotations=annotations,
-            parent_dgd=dgd_name, operator_version=operator_version, role_templates=bool(role_templates),
-            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
+            role=role, nodes=1 if kind == "gms" else nodes, service=name, deployer=role_deployer, gpus=gpus,
+            annotations=annotations, parent_dgd=dgd_name, operator_version=operator_version,
+            role_templates=bool(role_templates), ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
+            inter_pod_gms=gms.is_inter_pod(component), inter_pod_failover=gms.is_inter_pod_failover(component),
         )
-        topology_env = deployer.topology_env(name) if (multinode and deployer.portable) else None
-        try:
-            pod_spec, role_decision = generate_pod_spec(
-                component=component, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
-                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
-            )
-        except RenderError as exc:
-            code = "compilation-cache-invalid" if "compilation" in str(exc).lower() else "render-error"
-            findings.append(validate.render_error(
-                code, name, f"{exc} (the operator fails to render this component).",
-                "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
-                "default, /root/.cache/vllm); the mount must be writable and its path unused."
-                if code == "compilation-cache-invalid" else "Fix the volumeMounts of the main container.",
-            ))
-            stripped = {k: v for k, v in component.items() if k != "compilationCache"}
-            pod_spec, role_decision = generate_pod_spec(
-                component=stripped, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
-                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
-            )
+        topology_env = deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
+                                               topology_env, findings if role_name == plan[0][0] else [])
+        if kind == "gms":
+            pod_spec = gms.weight_server(pod_spec, rank, gpus)
+        elif inter_pod_gms:
+            gms.augment_engine(pod_spec, rank, gms.is_inter_pod_failover(component))
         if deployer.name == "grove":
             apply_scheduler(pod_spec, scheduler)
-        if decision is None:
+        if decision is None or (kind != "gms" and decision.mode == "single-node" and multinode):
             decision = role_decision
-        role_replicas = replicas if role == MAIN else (1 if role == LEADER else nodes - 1)
-        roles_out.append({"name": role, "replicas": role_replicas, "podSpec": pod_spec})
+        roles_out.append({"name": role_name, "replicas": role_replicas, "podSpec": pod_spec})
 
-        if role == role_names[0] and not role_templates:
+        if role_name == plan[0][0] and not role_templates and kind != "gms":
             before = main_container_of(template) or {}
             tokens = [t for a in before.get("args") or [] for t in a.split()]
             parsed = vllm.launch_tokens(before, operator_version) if framework == "vllm" else tokens
@@ -170,7 +193,7 @@ def _render_component(
             if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
                 findings += validate.model_path_contains_framework(name, framework, before)
 
-    gpus_per_pod = gpus_by_role[role_names[0]]
+    gpus_per_pod = gpus_by_role[role_names[0]] if role_names[0] in gpus_by_role else next(iter(gpus_by_role.values()))
     if multinode:
         total = (gpus_by_role[LEADER] + gpus_by_role[WORKER] * (nodes - 1)) * replicas
     else:

@@ -128,6 +128,13 @@ def command_line_has(container: dict, flag: str, value: str) -> bool:
     return False
 
 
+def _args_have(container: dict, flag: str, value: str) -> bool:
+    """``containerHasArg``: ``flag value`` / ``flag=value`` inside an arg, or as two args."""
+    args = container.get("args") or []
+    return any(f"{flag} {value}" in a or f"{flag}={value}" in a or (a == flag and i + 1 < len(args) and args[i + 1] == value)
+               for i, a in enumerate(args))
+
+
 def _single_pod_elastic_ep(container: dict) -> bool:
     """RoleMain elastic EP: --enable-elastic-ep plus a Ray DP backend, anywhere in command+args."""
     tokens = [tok for part in (container.get("command") or []) + (container.get("args") or []) for tok in part.split()]
@@ -251,6 +258,12 @@ def _append_env(container: dict, env: dict) -> None:
 
 def update_container(container: dict, ctx: RoleContext) -> Decision:
     """Mutate the main container as vLLM's UpdateContainer does; return the chosen mode."""
+    if ctx.inter_pod_gms:
+        # Engines load weights from the rank's GMS weight-server pod.
+        if not _args_have(container, "--load-format", "gms"):
+            inject_flags_into_container_command(container, "--load-format gms", False, "vllm")
+        if ctx.inter_pod_failover:
+            _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})
     decision = decide(container, ctx)
     if ctx.multinode:
         if ctx.role_templates:
