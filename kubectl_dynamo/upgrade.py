@@ -42,7 +42,7 @@ class UpgradeError(ValueError):
 
 @dataclass
 class Options:
-    force: bool = False
+    strict: bool = False  # refuse fields without a v1beta1 home instead of keeping them as the operator does
     topology_aliases: bool = False
     role_templates: bool = False
     orchestrator: Optional[str] = None  # for TRT-LLM role templates; default from the DGD's annotations
@@ -185,8 +185,9 @@ def dump_rt(doc: Any, indent: Tuple[int, int, int]) -> str:
 def upgrade_text(text: str, opts: Options) -> Result:
     """Upgrade every DGD in a YAML stream; other documents pass through untouched.
 
-    Raises UpgradeError (nothing is produced) when a field has no v1beta1 home and ``force`` is
-    off, or when a requested rewrite is impossible for the operator version.
+    A field without a v1beta1 home is kept where the operator's own conversion keeps it (the
+    ``nvidia.com/dgd-spec`` annotation) with a warning; with ``strict`` it raises UpgradeError
+    (nothing is produced), as it does when a requested rewrite is impossible for the operator version.
     """
     import yaml
 
@@ -218,7 +219,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
         indent = detect_indent(doc)
         report.from_version = doc.get("apiVersion")
         try:
-            new, problems = convert.to_v1beta1(doc, force=opts.force)
+            new, problems = convert.to_v1beta1(doc, force=not opts.strict)
         except ValueError as exc:
             raise UpgradeError(f"document {index + 1}: {exc}") from None
         report.problems = list(problems)
@@ -241,7 +242,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
     if errors:
         paths = ", ".join(f"{e['path']}" + (f" ({e['name']})" if e.get("name") else "") for e in errors)
         raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
-                           f"(--force keeps fields without a v1beta1 home in the {convert.ANN_DGD_SPEC} "
+                           f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
     return Result(text, "".join(out), reports, data)
 

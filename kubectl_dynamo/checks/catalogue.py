@@ -298,7 +298,7 @@ ENTRIES: Tuple[Entry, ...] = (
       fix='',
       refs=()),
     E('conversion-problem', 'error', ('manifest',), also=('warning',), when='warning when the field is kept in the annotation',
-      what='a v1alpha1 field with no v1beta1 home (see `upgrade dgd --force`)',
+      what='a v1alpha1 field with no v1beta1 home (kept by `upgrade dgd` as the operator keeps it; `--strict` refuses)',
       why='',
       fix='',
       refs=()),

@@ -211,10 +211,9 @@ class _Converter:
     def unhomed(self, path: str, message: str) -> None:
         """A field with no v1beta1 home: kept in the annotation under force, else dropped."""
         if self.force:
-            self.warn(path, f"{message}; kept in the {ANN_DGD_SPEC} annotation (forced)")
+            self.warn(path, f"{message}; kept in the {ANN_DGD_SPEC} annotation, as the operator does")
         else:
-            self.error(path, f"{message}; not converted (forcing keeps it in the "
-                             f"{ANN_DGD_SPEC} annotation, as the operator does)")
+            self.error(path, f"{message}; not converted (strict)")
 
     def save(self, name: str, key: str, value: Any) -> None:
         self.save_services.setdefault(name, {})[key] = value

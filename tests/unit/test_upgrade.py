@@ -50,10 +50,11 @@ def untyped_components(doc):
 
 @pytest.fixture(scope="module")
 def corpus():
-    """{file name: (original text, Result, forced)}: each file parsed and upgraded once.
+    """{file name: (original text, Result, unhomed)}: each file parsed and upgraded once (default:
+    fields without a v1beta1 home are kept as the operator keeps them).
 
-    ``forced`` files are those where the conversion reports an error (a field without a v1beta1
-    home, e.g. spec.pvcs); the cheap plain-dict conversion finds them so ruamel runs once per file.
+    ``unhomed`` files are those a strict conversion refuses (a field without a v1beta1 home, e.g.
+    spec.pvcs); the cheap plain-dict conversion finds them so ruamel runs once per file.
     """
     from kubectl_dynamo.operator.convert import is_dgd, to_v1beta1
 
@@ -61,14 +62,14 @@ def corpus():
     out = {}
     for path in FILES:
         text = path.read_text()
-        forced = any(p["severity"] == "error" for d in plain_docs(text) if is_dgd(d) for p in to_v1beta1(d)[1])
-        out[path.name] = (text, up.upgrade_text(text, up.Options(force=forced)), forced)
+        unhomed = any(p["severity"] == "error" for d in plain_docs(text) if is_dgd(d) for p in to_v1beta1(d)[1])
+        out[path.name] = (text, up.upgrade_text(text, up.Options()), unhomed)
     return out
 
 
 def test_corpus_every_v1alpha1_dgd_upgrades_and_renders_the_same(corpus):
     dgds = 0
-    for name, (text, result, forced) in corpus.items():
+    for name, (text, result, _) in corpus.items():
         before, after = plain_docs(text), plain_docs(result.text)
         assert len(before) == len(after), name
         for old, new in zip(before, after):
@@ -88,20 +89,20 @@ def test_corpus_every_v1alpha1_dgd_upgrades_and_renders_the_same(corpus):
 
 
 def test_corpus_second_upgrade_is_a_no_op(corpus):
-    for name, (_, result, forced) in corpus.items():
-        again = up.upgrade_text(result.text, up.Options(force=forced))
+    for name, (_, result, _) in corpus.items():
+        again = up.upgrade_text(result.text, up.Options(strict=True))
         assert again.text == result.text and not again.changed, name
         assert all(not d.changed and not d.problems for d in again.documents), name
 
 
-def test_corpus_unforced_conversion_refuses_and_names_the_path(corpus):
-    forced = {n for n, (_, _, f) in corpus.items() if f}
-    for name in sorted(forced)[:3]:
+def test_corpus_strict_conversion_refuses_and_names_the_path(corpus):
+    unhomed = {n for n, (_, _, f) in corpus.items() if f}
+    for name in sorted(unhomed)[:3]:
         with pytest.raises(up.UpgradeError) as err:
-            up.upgrade_text(corpus[name][0], up.Options())
+            up.upgrade_text(corpus[name][0], up.Options(strict=True))
         assert err.value.problems and all(p["path"] for p in err.value.problems)
-    assert "recipes_llama-3-70b_vllm_agg_deploy.yaml" in forced  # spec.pvcs
-    for name in forced:
+    assert "recipes_llama-3-70b_vllm_agg_deploy.yaml" in unhomed  # spec.pvcs
+    for name in unhomed:
         result = corpus[name][1]
         warnings = [p for d in result.documents for p in d.problems if p["severity"] == "warning"]
         assert any(p["path"] == "spec.pvcs" for p in warnings), name
@@ -155,13 +156,14 @@ def test_v1beta1_input_is_returned_byte_for_byte():
 
 # ------------------------------------------------------------------------------ nothing dropped in silence
 
-def test_field_without_a_home_is_an_error_naming_its_path():
+def test_field_without_a_home_is_kept_with_a_warning_or_refused_when_strict():
     text = (CORPUS / "v1.0.1" / "recipes_llama-3-70b_vllm_agg_deploy.yaml").read_text()
     with pytest.raises(up.UpgradeError) as err:
-        up.upgrade_text(text, up.Options())
-    assert "spec.pvcs" in str(err.value) and "--force" in str(err.value)
-    forced = up.upgrade_text(text, up.Options(force=True))
-    dgd = next(d for d in plain_docs(forced.text) if d.get("kind") == "DynamoGraphDeployment")
+        up.upgrade_text(text, up.Options(strict=True))
+    assert "spec.pvcs" in str(err.value) and "--strict" in str(err.value)
+    kept = up.upgrade_text(text, up.Options())
+    assert any(p["path"] == "spec.pvcs" and p["severity"] == "warning" for d in kept.documents for p in d.problems)
+    dgd = next(d for d in plain_docs(kept.text) if d.get("kind") == "DynamoGraphDeployment")
     saved = json.loads(dgd["metadata"]["annotations"]["nvidia.com/dgd-spec"])
     assert saved["spec"]["pvcs"]
 
@@ -212,7 +214,7 @@ def test_alias_forms(expr, expected):
                                   "examples_backends_trtllm_deploy_disagg-multinode.yaml"])
 def test_role_templates_rewrite(name):
     text = (CORPUS / "v1.0.1" / name).read_text()
-    result = up.upgrade_text(text, up.Options(force=True, role_templates=True))
+    result = up.upgrade_text(text, up.Options(role_templates=True))
     dgd = next(d for d in plain_docs(result.text) if d.get("kind") == "DynamoGraphDeployment")
     assert schema_errors(dgd) == []
     report = explain_dgd(dgd)
@@ -310,15 +312,15 @@ def test_cli_write_shows_the_diff_first_keeps_a_backup_and_replaces(tmp_path):
     assert code == 0 and "nothing to change" in err
 
 
-def test_cli_write_refuses_to_lose_fields_and_writes_nothing(tmp_path):
+def test_cli_write_strict_refuses_to_lose_fields_and_writes_nothing(tmp_path):
     src = tmp_path / "recipe.yaml"
     original = (CORPUS / "v1.0.1" / "recipes_llama-3-70b_vllm_agg_deploy.yaml").read_text()
     src.write_text(original)
-    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write")
+    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write", "--strict")
     assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "spec.pvcs" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert src.read_text() == original and not (tmp_path / "recipe.yaml.bak").exists()
-    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write", "--force")
+    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write")
     assert proc.returncode == 0 and "warning: DynamoGraphDeployment/" in proc.stderr and "spec.pvcs" in proc.stderr
 
 
