@@ -368,20 +368,21 @@ def _main(template: Any) -> Optional[Any]:
 
 
 def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int, orchestrator: str) -> Any:
+    from .operator import backends
     from .operator.flags import inject_flags_into_container_command, is_python_command
-    from .operator.trtllm import original_command
+    from .operator.trtllm import original_command, role_command
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
     command = list(main.get("command") or [])
     if backend == "trtllm":
         plain = {"command": command, "args": list(main.get("args") or [])}
-        script = gen.trtllm_role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
-                                         launch=original_command(plain))
+        script = role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
+                              launch=original_command(plain))
         main["command"] = script[:2]
         main["args"] = script[2:]
         return tpl
-    flags = gen.role_args(backend, nodes, role)
+    flags = backends.get(backend).role_args(nodes, role)
     if command and is_python_command(command[0]):
         args = main.get("args")
         if args is None:
@@ -399,8 +400,9 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
 
 def _already_has_topology(main: Mapping) -> bool:
-    text = " ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or []))
-    return any(f in text for f in ("--node-rank", "--dist-init-addr", "--nnodes", "mpirun", "sshd"))
+    from .operator import backends
+
+    return backends.has_authored_topology(" ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or [])))
 
 
 def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[dict]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Tuple
 
-from . import api, components, gms, sglang, trtllm, vllm
+from . import api, backends, components, gms, vllm
 from .components import MAIN_CONTAINER, ComponentContext
 from .context import Decision, RoleContext
 
@@ -27,7 +27,6 @@ DEFAULT_SHM_SIZE = "8Gi"
 SHM_VOLUME = "shared-memory"
 DCD_DEFAULT_SERVICE_ACCOUNT = "default"
 
-BACKENDS = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
 
 
 class RenderError(Exception):
@@ -238,7 +237,7 @@ def generate_pod_spec(
     sidecar_mounts = copy.deepcopy(container.get("volumeMounts") or [])
     # 5: backend
     ctx.compilation_cache_path = cache_path if framework == "vllm" else None
-    backend = BACKENDS.get(framework)
+    backend = backends.BACKENDS.get(framework)
     if backend is not None:
         decision = backend.update_container(container, ctx)
     elif ctx.multinode:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
-from . import api, selection, versions, vllm
+from . import api, selection, sglang, versions, vllm
 from .context import Decision
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -22,8 +22,6 @@ _IGNORED_FORM = re.compile(
     r"|-tp|-pp|-dp|-tp=\S*|-pp=\S*|-dp=\S*"
     r"|--tensor_parallel_size(?:=\S*)?|--pipeline_parallel_size(?:=\S*)?|--data_parallel_size(?:=\S*)?)$"
 )
-_SGLANG_TP = ("--tp-size", "--tp", "--tensor-parallel-size")
-_SGLANG_PP = ("--pp-size", "--pipeline-parallel-size")
 
 
 def finding(code: str, severity: str, component: Optional[str], message: str, hint: str) -> dict:
@@ -119,8 +117,8 @@ def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], 
                 f"--data-parallel-size {capacity} (data parallel); otherwise drop multinode and raise replicas.",
             )]
     if backend == "sglang":
-        tp = next((_int_after(tokens, f) for f in _SGLANG_TP if f in tokens), 1)
-        pp = next((_int_after(tokens, f) for f in _SGLANG_PP if f in tokens), 1)
+        tp = next((_int_after(tokens, f) for f in sglang.TP_FLAGS if f in tokens), 1)
+        pp = next((_int_after(tokens, f) for f in sglang.PP_FLAGS if f in tokens), 1)
         if tp * pp != capacity:
             return [finding(
                 "parallelism-mismatch", _short(tp * pp, capacity), name,

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional
 
 from . import api, versions
 from .context import LEADER, MAIN, WORKER, Decision, RoleContext
+from .deployer import LEADER_REF, RANK_REF
 from .flags import inject_flags_into_container_command
 from .quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
 
@@ -174,6 +175,22 @@ def decide(container: dict, ctx: RoleContext) -> Decision:
     if gpus == 0:
         return Decision("none", "no GPU request on the main container, so no parallelism flags are injected")
     return Decision("none", f"TP×PP×DP = {world * dp} fits in {gpus} GPUs/pod; no flags injected")
+
+
+# ---- authoring (generate / upgrade --role-templates) ---------------------------------------------
+
+TOPOLOGY_MARKERS = ("--node-rank", "--nnodes")  # an authored launch already wires the topology
+
+
+def engine_args(model: str, tp: int, pp: int, disaggregation_mode: Optional[str]) -> List[str]:
+    args = ["--model", model, TP, str(tp)] + ([PP, str(pp)] if pp > 1 else [])
+    return args + (["--disaggregation-mode", disaggregation_mode] if disaggregation_mode else [])
+
+
+def role_args(nodes: int, role: str) -> List[str]:
+    """An authored 1.6 role template's mp flags (the operator adds ``--master-port=29500``)."""
+    args = [EXECUTOR, "mp", "--nnodes", str(nodes), "--node-rank", RANK_REF, "--master-addr", LEADER_REF]
+    return args + (["--headless"] if role == WORKER else [])
 
 
 # ---- rendering -----------------------------------------------------------------------------
