@@ -582,7 +582,7 @@ def _origin_notes(obj: Mapping, name: str, ns: str, opts: Options) -> List[str]:
     from .operator import versions
 
     origin = origin_version(obj)
-    if versions.at_least(origin, TOPOLOGY_SINCE):
+    if versions.at_least(origin, api.TOPOLOGY_SINCE):
         return []
     notes = [f"note: {name} was created by Dynamo operator {origin or '(unknown: no origin annotation)'}; the "
              f"origin version is immutable, so it keeps that behaviour after an operator upgrade "

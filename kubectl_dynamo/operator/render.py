@@ -87,8 +87,9 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
                                  topology_env=topology_env)
     except RenderError as exc:
         cache = "compilation" in str(exc).lower()
+        code = "compilation-cache-invalid" if cache else "render-error"
         findings.append(validate.render_error(
-            "compilation-cache-invalid" if cache else "render-error", component.get("name") or "",
+            code, component.get("name") or "",
             f"{exc} (the operator fails to render this component).",
             "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
             "default, /root/.cache/vllm); the mount must be writable and its path unused."
