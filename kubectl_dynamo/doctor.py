@@ -20,10 +20,10 @@ from .checks import catalogue, registry
 from .checks import cluster as cluster_checks
 from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
 from .detection import detect, operator_context
+from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
+from .operator.api import LABEL_DGD as DGD_LABEL
 from .operator.render import explain_dgd
 
-DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
-COMPONENT_LABEL = "nvidia.com/dynamo-component"
 GROVE_CLIQUE = "grove.io/podclique"
 GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
 GROVE_POD_INDEX = "grove.io/podclique-pod-index"

@@ -1,8 +1,8 @@
 """`generate dgd`: a correct multinode DynamoGraphDeployment from a few sizing flags.
 
 Pure: ``build(spec)`` turns a ``GenerateSpec`` into a DGD dict; ``check_sizing`` does the GPU
-arithmetic. The launch lines of 1.6 role templates (``role_args``, ``trtllm_role_command``) are
-shared with ``upgrade dgd --role-templates``.
+arithmetic. The launch lines (engine flags, 1.6 role templates) come from the backend modules
+(``operator/vllm.py``, ``sglang.py``, ``trtllm.py``), shared with ``upgrade dgd --role-templates``.
 
 What the operator adds by itself (component_worker.go: ports, probes, Dynamo env; backend_*.go:
 multinode launch flags unless role templates own them) is deliberately *not* emitted, so the
@@ -21,24 +21,13 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from .errors import InvalidContent, UsageError
-from .operator import versions
+from .operator import api, backends, versions
 
-API_V1BETA1 = "nvidia.com/v1beta1"
-API_V1ALPHA1 = "nvidia.com/v1alpha1"
-API_VERSIONS = (API_V1BETA1, API_V1ALPHA1)
-BACKENDS = ("vllm", "sglang", "trtllm")
+API_VERSIONS = (api.V1BETA1, api.V1ALPHA1)
 ORCHESTRATORS = ("grove", "lws")
-ROLE_TEMPLATES_SINCE = "1.6.0"
 DEFAULT_OPERATOR_VERSION = versions.NEWEST
 
-ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
-ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
-GPU_RESOURCE = "nvidia.com/gpu"
 
-RANK = "$(DYNAMO_RANK)"
-LEADER_ADDRESS = "$(DYNAMO_LEADER_ADDRESS)"
-SGLANG_DIST_PORT = 29500  # the port the operator itself uses for --dist-init-addr
-SSH_PORT = 2222  # the operator keeps the TRT-LLM worker readiness probe on this port
 
 # Runtime images are published per Dynamo release; the tag follows the operator version.
 RUNTIME_IMAGE = {
@@ -102,7 +91,7 @@ class GenerateSpec:
     worker_image: Optional[str] = None
     compilation_cache: Optional[Tuple[str, Optional[str]]] = None  # (pvc, mount path)
     shared_memory: Optional[str] = None
-    api_version: str = API_V1BETA1
+    api_version: str = api.V1BETA1
     operator_version: str = DEFAULT_OPERATOR_VERSION
 
     @property
@@ -165,8 +154,8 @@ def validate_spec(spec: GenerateSpec) -> None:
     if not _NAME_RE.match(spec.name or "") or len(spec.name) > 63:
         raise SpecError(f"invalid name {spec.name!r}: use lower-case letters, digits and '-' (at most 63)",
                         usage=True)
-    if spec.backend not in BACKENDS:
-        raise SpecError(f"--backend must be one of {', '.join(BACKENDS)}", usage=True)
+    if spec.backend not in api.BACKENDS:
+        raise SpecError(f"--backend must be one of {', '.join(api.BACKENDS)}", usage=True)
     if spec.orchestrator not in ORCHESTRATORS:
         raise SpecError(f"--orchestrator must be one of {', '.join(ORCHESTRATORS)}", usage=True)
     if spec.api_version not in API_VERSIONS:
@@ -184,11 +173,11 @@ def validate_spec(spec: GenerateSpec) -> None:
     if role_only and not spec.role_templates:
         raise SpecError(f"{', '.join(role_only)} need --role-templates", usage=True)
     if spec.role_templates:
-        if spec.api_version == API_V1ALPHA1:
+        if spec.api_version == api.V1ALPHA1:
             raise SpecError("--role-templates needs nvidia.com/v1beta1 (components[].roles does not exist in "
                             "v1alpha1); drop --api-version nvidia.com/v1alpha1")
-        if not versions.at_least(spec.operator_version, ROLE_TEMPLATES_SINCE):
-            raise SpecError(f"--role-templates needs Dynamo operator >= {ROLE_TEMPLATES_SINCE} "
+        if not versions.at_least(spec.operator_version, api.ROLE_TEMPLATES_SINCE):
+            raise SpecError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                             f"(--operator-version is {spec.operator_version}): older operators reject or prune "
                             "components[].roles")
         if not any(e.multinode for e in spec.engines):
@@ -233,89 +222,6 @@ def parse_cache(text: Optional[str]) -> Optional[Tuple[str, Optional[str]]]:
 
 # ---------------------------------------------------------------------------------- launch lines
 
-def engine_args(backend: str, model: str, eng: Engine, *, disaggregated: bool) -> List[str]:
-    """The engine's own flags (model, parallelism, disaggregation role)."""
-    if backend == "vllm":
-        args = ["--model", model, "--tensor-parallel-size", str(eng.tp)]
-        if eng.pp > 1:
-            args += ["--pipeline-parallel-size", str(eng.pp)]
-    elif backend == "sglang":
-        args = ["--model-path", model, "--served-model-name", model, "--tp-size", str(eng.tp)]
-        if eng.pp > 1:
-            args += ["--pp-size", str(eng.pp)]
-    else:
-        args = ["--model-path", model, "--served-model-name", model, "--tensor-parallel-size", str(eng.tp)]
-        if eng.pp > 1:
-            args += ["--pipeline-parallel-size", str(eng.pp)]
-    if disaggregated:
-        args += ["--disaggregation-mode", eng.type]
-        if backend == "sglang":
-            args += ["--disaggregation-transfer-backend", "nixl"]
-    return args
-
-
-def role_args(backend: str, nodes: int, role: str) -> List[str]:
-    """Topology flags an authored 1.6 role template carries (the seed example's form).
-
-    vLLM mp: ``--nnodes/--node-rank/--master-addr`` (the operator adds ``--master-port=29500``);
-    workers run ``--headless``. SGLang: ``--dist-init-addr <leader>:29500 --nnodes --node-rank``.
-    """
-    if backend == "vllm":
-        args = ["--distributed-executor-backend", "mp", "--nnodes", str(nodes), "--node-rank", RANK,
-                "--master-addr", LEADER_ADDRESS]
-        return args + (["--headless"] if role == "worker" else [])
-    if backend == "sglang":
-        return ["--dist-init-addr", f"{LEADER_ADDRESS}:{SGLANG_DIST_PORT}", "--nnodes", str(nodes),
-                "--node-rank", RANK]
-    raise ValueError(f"{backend} role templates are shell scripts; use trtllm_role_command")
-
-
-# The literal "\n" are printf escapes. Same SSH layout the operator uses (keys from /ssh-pk).
-_SSH_CLIENT = [
-    "mkdir -p $HOME/.ssh $HOME/.ssh/host_keys $HOME/.ssh/run",
-    "cp /ssh-pk/private.key $HOME/.ssh/id_rsa",
-    "cp /ssh-pk/private.key.pub $HOME/.ssh/id_rsa.pub",
-    "cp /ssh-pk/private.key.pub $HOME/.ssh/authorized_keys",
-    "chmod 600 $HOME/.ssh/id_rsa $HOME/.ssh/authorized_keys",
-    "chmod 644 $HOME/.ssh/id_rsa.pub",
-    f"printf 'Host *\\nIdentityFile '$HOME'/.ssh/id_rsa\\nStrictHostKeyChecking no\\nPort {SSH_PORT}\\n' "
-    "> $HOME/.ssh/config",
-]
-_SSHD = [
-    "ssh-keygen -q -t ed25519 -f $HOME/.ssh/host_keys/ssh_host_ed25519_key -N ''",
-    f"printf 'Port {SSH_PORT}\\nHostKey '$HOME'/.ssh/host_keys/ssh_host_ed25519_key\\nPidFile '$HOME'/.ssh/run/sshd.pid"
-    "\\nStrictModes no\\nPermitRootLogin yes\\nPasswordAuthentication no\\nPubkeyAuthentication yes\\n"
-    "AuthorizedKeysFile '$HOME'/.ssh/authorized_keys\\n' > $HOME/.ssh/sshd_config",
-    "exec /usr/sbin/sshd -D -e -f $HOME/.ssh/sshd_config",
-]
-
-
-def _worker_host_expr(orchestrator: str, index: int) -> str:
-    """Worker ``index`` (1-based rank) derived from the leader's address, provider by provider:
-    Grove ``…-<comp>-ldr-0.<svc>`` -> ``…-<comp>-wkr-<rank-1>.<svc>``; LWS ``<lws>-<g>.<lws>.<ns>``
-    -> ``<lws>-<g>-<rank>.<lws>.<ns>`` (there is no portable alias for worker addresses)."""
-    if orchestrator == "grove":
-        return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/-ldr-0\\./-wkr-{index - 1}\\./')"
-    return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/\\./-{index}\\./')"
-
-
-def trtllm_role_command(role: str, *, nodes: int, gpus_per_node: int, orchestrator: str,
-                        launch: str) -> List[str]:
-    """``[/bin/sh, -c, script]`` for a TRT-LLM role: the worker runs sshd on port 2222 (the operator
-    probes it there), the leader waits for the workers' DNS and runs ``mpirun`` over all pods."""
-    if role == "worker":
-        return ["/bin/sh", "-c", " && ".join(_SSH_CLIENT + _SSHD)]
-    workers = " ".join(_worker_host_expr(orchestrator, i) for i in range(1, nodes))
-    wait = (f'HOSTS="$DYNAMO_LEADER_ADDRESS"; for w in {workers}; do HOSTS="$HOSTS,$w"; '
-            'until getent hosts "$w" >/dev/null 2>&1; do echo "waiting for DNS of $w"; sleep 2; done; done')
-    mpirun = (f'mpirun $([ "$(id -u)" = "0" ] && echo --allow-run-as-root) --oversubscribe '
-              f"-n {nodes * gpus_per_node} -H \"$HOSTS\" --mca pml ob1 "
-              f"--mca plm_rsh_args \"-p {SSH_PORT} -o StrictHostKeyChecking=no -i $HOME/.ssh/id_rsa\" "
-              "-x HF_TOKEN -x HF_HOME -x PATH -x LD_LIBRARY_PATH -x PYTHONPATH -x HOME "
-              f"bash -c 'trtllm-llmapi-launch {launch}'")
-    return ["/bin/sh", "-c", " && ".join(_SSH_CLIENT + [wait, mpirun])]
-
-
 def python_launch(backend: str) -> List[str]:
     return ["python3", "-m", f"dynamo.{backend}"]
 
@@ -323,7 +229,7 @@ def python_launch(backend: str) -> List[str]:
 # ---------------------------------------------------------------------------------- the DGD
 
 def _gpu_resources(gpus: int, api_version: str) -> dict:
-    key = "gpu" if api_version == API_V1ALPHA1 else GPU_RESOURCE
+    key = "gpu" if api_version == api.V1ALPHA1 else api.GPU_RESOURCE
     return {"limits": {key: str(gpus)}}
 
 
@@ -332,7 +238,7 @@ def _container(image: str, command: List[str], args: List[str], gpus: int = 0) -
     if args:
         c["args"] = args
     if gpus:
-        c["resources"] = _gpu_resources(gpus, API_V1BETA1)
+        c["resources"] = _gpu_resources(gpus, api.V1BETA1)
     return c
 
 
@@ -342,9 +248,9 @@ def _metadata(spec: GenerateSpec) -> dict:
         meta["namespace"] = spec.namespace
     annotations = {}
     if spec.orchestrator == "lws":
-        annotations[ANN_ENABLE_GROVE] = "false"  # opt out of Grove so the LWS path is taken
+        annotations[api.ANN_ENABLE_GROVE] = "false"  # opt out of Grove so the LWS path is taken
     if spec.queue:
-        annotations[ANN_KAI_QUEUE] = spec.queue
+        annotations[api.ANN_KAI_QUEUE] = spec.queue
     if annotations:
         meta["annotations"] = annotations
     return meta
@@ -352,14 +258,15 @@ def _metadata(spec: GenerateSpec) -> dict:
 
 def _role_template(spec: GenerateSpec, eng: Engine, role: str, base_args: List[str]) -> dict:
     image = (spec.leader_image if role == "leader" else spec.worker_image) or spec.default_image
+    backend = backends.get(spec.backend)
     if spec.backend == "trtllm":
         launch = " ".join(python_launch(spec.backend) + base_args)
-        command = trtllm_role_command(role, nodes=eng.nodes, gpus_per_node=eng.gpus_per_node,
-                                      orchestrator=spec.orchestrator, launch=launch)
+        command = backend.role_command(role, nodes=eng.nodes, gpus_per_node=eng.gpus_per_node,
+                                       orchestrator=spec.orchestrator, launch=launch)
         container = _container(image, command[:2], command[2:], eng.gpus_per_node)
     else:
         container = _container(image, python_launch(spec.backend),
-                               base_args + role_args(spec.backend, eng.nodes, role), eng.gpus_per_node)
+                               base_args + backend.role_args(eng.nodes, role), eng.gpus_per_node)
     pod: dict = {}
     selector = spec.leader_node_selector if role == "leader" else spec.worker_node_selector
     if selector:
@@ -369,7 +276,7 @@ def _role_template(spec: GenerateSpec, eng: Engine, role: str, base_args: List[s
 
 
 def _engine_component(spec: GenerateSpec, eng: Engine, disaggregated: bool) -> dict:
-    args = engine_args(spec.backend, spec.model, eng, disaggregated=disaggregated)
+    args = backends.get(spec.backend).engine_args(spec.model, eng.tp, eng.pp, eng.type if disaggregated else None)
     comp: dict = {"name": eng.name, "type": eng.type, "replicas": eng.replicas}
     if eng.multinode:
         comp["multinode"] = {"nodeCount": eng.nodes}
@@ -399,9 +306,9 @@ def build(spec: GenerateSpec) -> dict:
     disaggregated = any(e.type in ("prefill", "decode") for e in spec.engines)
     components = ([_frontend(spec)] if spec.frontend else []) + [
         _engine_component(spec, e, disaggregated) for e in spec.engines]
-    doc = {"apiVersion": API_V1BETA1, "kind": "DynamoGraphDeployment", "metadata": _metadata(spec),
+    doc = {"apiVersion": api.V1BETA1, "kind": "DynamoGraphDeployment", "metadata": _metadata(spec),
            "spec": {"backendFramework": spec.backend, "components": components}}
-    return to_v1alpha1(doc) if spec.api_version == API_V1ALPHA1 else doc
+    return to_v1alpha1(doc) if spec.api_version == api.V1ALPHA1 else doc
 
 
 def to_v1alpha1(doc: dict) -> dict:
@@ -421,8 +328,8 @@ def to_v1alpha1(doc: dict) -> dict:
         main = dict(comp["podTemplate"]["spec"]["containers"][0])
         main.pop("name", None)
         limits = (main.pop("resources", None) or {}).get("limits") or {}
-        if GPU_RESOURCE in limits:
-            svc["resources"] = {"limits": {"gpu": limits[GPU_RESOURCE]}}
+        if api.GPU_RESOURCE in limits:
+            svc["resources"] = {"limits": {"gpu": limits[api.GPU_RESOURCE]}}
         if "sharedMemorySize" in comp:
             svc["sharedMemory"] = {"size": comp["sharedMemorySize"]}
         cache = comp.get("compilationCache")
@@ -434,12 +341,12 @@ def to_v1alpha1(doc: dict) -> dict:
         svc["extraPodSpec"] = {"mainContainer": main}
         services[comp["name"]] = svc
     spec = {"backendFramework": doc["spec"]["backendFramework"], "services": services}
-    return {"apiVersion": API_V1ALPHA1, "kind": doc["kind"], "metadata": doc["metadata"], "spec": spec}
+    return {"apiVersion": api.V1ALPHA1, "kind": doc["kind"], "metadata": doc["metadata"], "spec": spec}
 
 
 def pod_templates(doc: dict) -> List[Tuple[str, dict]]:
     """``[(where, pod template)]`` of a generated DGD, v1alpha1 main containers included."""
-    if doc.get("apiVersion") == API_V1ALPHA1:
+    if doc.get("apiVersion") == api.V1ALPHA1:
         return [(f"spec.services.{name}", {"spec": {"containers": [
             dict(svc["extraPodSpec"]["mainContainer"], name="main")]}})
             for name, svc in doc["spec"]["services"].items()]

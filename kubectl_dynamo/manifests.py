@@ -50,6 +50,10 @@ def parse(text: str, source: str = "<stdin>") -> List[Document]:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if text and not text.endswith("\n"):
+        # kubectl's YAML parser ends a final block scalar with a line break even when the file
+        # does not; PyYAML would drop it (the operator renders the script with it).
+        text += "\n"
     try:
         docs = [d for d in yaml.load_all(text, Loader=loader)]
     except yaml.YAMLError as e:

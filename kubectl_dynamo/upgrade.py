@@ -26,11 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
 from . import generate as gen
-from .operator import convert, versions
-
-ANN_ORIGIN = "nvidia.com/dynamo-operator-origin-version"
-TOPOLOGY_SINCE = "1.6.0"
-ENGINE_TYPES = ("worker", "prefill", "decode")
+from .operator import api, convert, versions
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -46,7 +42,7 @@ class UpgradeError(ValueError):
 
 @dataclass
 class Options:
-    force: bool = False
+    strict: bool = False  # refuse fields without a v1beta1 home instead of keeping them as the operator does
     topology_aliases: bool = False
     role_templates: bool = False
     orchestrator: Optional[str] = None  # for TRT-LLM role templates; default from the DGD's annotations
@@ -189,13 +185,14 @@ def dump_rt(doc: Any, indent: Tuple[int, int, int]) -> str:
 def upgrade_text(text: str, opts: Options) -> Result:
     """Upgrade every DGD in a YAML stream; other documents pass through untouched.
 
-    Raises UpgradeError (nothing is produced) when a field has no v1beta1 home and ``force`` is
-    off, or when a requested rewrite is impossible for the operator version.
+    A field without a v1beta1 home is kept where the operator's own conversion keeps it (the
+    ``nvidia.com/dgd-spec`` annotation) with a warning; with ``strict`` it raises UpgradeError
+    (nothing is produced), as it does when a requested rewrite is impossible for the operator version.
     """
     import yaml
 
-    if opts.role_templates and not versions.at_least(opts.operator_version, gen.ROLE_TEMPLATES_SINCE):
-        raise UpgradeError(f"--role-templates needs Dynamo operator >= {gen.ROLE_TEMPLATES_SINCE} "
+    if opts.role_templates and not versions.at_least(opts.operator_version, api.ROLE_TEMPLATES_SINCE):
+        raise UpgradeError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                            f"(--operator-version is {opts.operator_version})")
     out: List[str] = []
     reports: List[DocReport] = []
@@ -213,7 +210,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
         report = DocReport(index, kind, name)
         reports.append(report)
         wants_rewrite = opts.topology_aliases or opts.role_templates
-        if not convert.is_dgd(plain) or (plain.get("apiVersion") == convert.API_V1BETA1 and not wants_rewrite):
+        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite):
             report.from_version = report.to_version = plain.get("apiVersion") if isinstance(plain, dict) else None
             out.append(prefix + body)
             data.append(plain)
@@ -222,7 +219,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
         indent = detect_indent(doc)
         report.from_version = doc.get("apiVersion")
         try:
-            new, problems = convert.to_v1beta1(doc, force=opts.force)
+            new, problems = convert.to_v1beta1(doc, force=not opts.strict)
         except ValueError as exc:
             raise UpgradeError(f"document {index + 1}: {exc}") from None
         report.problems = list(problems)
@@ -245,7 +242,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
     if errors:
         paths = ", ".join(f"{e['path']}" + (f" ({e['name']})" if e.get("name") else "") for e in errors)
         raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
-                           f"(--force keeps fields without a v1beta1 home in the {convert.ANN_DGD_SPEC} "
+                           f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
     return Result(text, "".join(out), reports, data)
 
@@ -254,11 +251,11 @@ def _drop_old_origin(doc: Any) -> List[dict]:
     """A manifest carrying an origin version < 1.6 would keep the pre-1.6 behaviour if it were
     re-created with that annotation; the webhook stamps a fresh one when it is absent."""
     anns = (doc.get("metadata") or {}).get("annotations")
-    origin = anns.get(ANN_ORIGIN) if isinstance(anns, Mapping) else None
-    if origin is None or versions.at_least(str(origin), TOPOLOGY_SINCE):
+    origin = anns.get(api.ANN_ORIGIN_VERSION) if isinstance(anns, Mapping) else None
+    if origin is None or versions.at_least(str(origin), api.TOPOLOGY_SINCE):
         return []
-    del anns[ANN_ORIGIN]
-    return [{"path": f"metadata.annotations.{ANN_ORIGIN}", "before": str(origin), "after": None,
+    del anns[api.ANN_ORIGIN_VERSION]
+    return [{"path": f"metadata.annotations.{api.ANN_ORIGIN_VERSION}", "before": str(origin), "after": None,
              "message": "removed: the 1.6 topology variables need an origin version >= 1.6.0, which the "
                         "operator stamps when the DGD is created again"}]
 
@@ -360,7 +357,7 @@ def _orchestrator(doc: Any, opts: Options) -> str:
     if opts.orchestrator:
         return opts.orchestrator
     anns = (doc.get("metadata") or {}).get("annotations") or {}
-    return "lws" if str(anns.get(gen.ANN_ENABLE_GROVE, "")).lower() == "false" else "grove"
+    return "lws" if str(anns.get(api.ANN_ENABLE_GROVE, "")).lower() == "false" else "grove"
 
 
 def _main(template: Any) -> Optional[Any]:
@@ -371,20 +368,21 @@ def _main(template: Any) -> Optional[Any]:
 
 
 def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int, orchestrator: str) -> Any:
+    from .operator import backends
     from .operator.flags import inject_flags_into_container_command, is_python_command
-    from .operator.trtllm import original_command
+    from .operator.trtllm import original_command, role_command
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
     command = list(main.get("command") or [])
     if backend == "trtllm":
         plain = {"command": command, "args": list(main.get("args") or [])}
-        script = gen.trtllm_role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
-                                         launch=original_command(plain))
+        script = role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
+                              launch=original_command(plain))
         main["command"] = script[:2]
         main["args"] = script[2:]
         return tpl
-    flags = gen.role_args(backend, nodes, role)
+    flags = backends.get(backend).role_args(nodes, role)
     if command and is_python_command(command[0]):
         args = main.get("args")
         if args is None:
@@ -402,8 +400,9 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
 
 def _already_has_topology(main: Mapping) -> bool:
-    text = " ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or []))
-    return any(f in text for f in ("--node-rank", "--dist-init-addr", "--nnodes", "mpirun", "sshd"))
+    from .operator import backends
+
+    return backends.has_authored_topology(" ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or [])))
 
 
 def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[dict]]:
@@ -419,7 +418,7 @@ def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[di
         path = f"spec.components[{ci}]"
         mn = comp.get("multinode")
         nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1
-        if nodes < 2 or comp.get("roles") or comp.get("type") not in ENGINE_TYPES:
+        if nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
             continue
 
         def refuse(why: str, path: str = path, comp: Any = comp) -> None:
@@ -519,9 +518,9 @@ def authored_version(obj: Mapping) -> Optional[str]:
             pass
     seen = {m.get("apiVersion") for m in (obj.get("metadata") or {}).get("managedFields") or []
             if "operator" not in str(m.get("manager", "")).lower() and m.get("subresource") != "status"}
-    if convert.API_V1ALPHA1 in seen:
-        return convert.API_V1ALPHA1
-    return convert.API_V1BETA1 if seen else obj.get("apiVersion")
+    if api.V1ALPHA1 in seen:
+        return api.V1ALPHA1
+    return api.V1BETA1 if seen else obj.get("apiVersion")
 
 
 def manifest_from_live(obj: Mapping) -> dict:
@@ -533,7 +532,7 @@ def manifest_from_live(obj: Mapping) -> dict:
     if anns.get(LAST_APPLIED):
         try:
             applied = json.loads(anns[LAST_APPLIED])
-            if isinstance(applied, dict) and applied.get("kind") == convert.KIND:
+            if isinstance(applied, dict) and applied.get("kind") == api.DGD_KIND:
                 return applied
         except ValueError:
             pass
@@ -550,7 +549,7 @@ def manifest_from_live(obj: Mapping) -> dict:
 
 
 def origin_version(obj: Mapping) -> Optional[str]:
-    return ((obj.get("metadata") or {}).get("annotations") or {}).get(ANN_ORIGIN)
+    return ((obj.get("metadata") or {}).get("annotations") or {}).get(api.ANN_ORIGIN_VERSION)
 
 
 def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yaml") -> List[str]:
@@ -583,7 +582,7 @@ def _origin_notes(obj: Mapping, name: str, ns: str, opts: Options) -> List[str]:
     from .operator import versions
 
     origin = origin_version(obj)
-    if versions.at_least(origin, TOPOLOGY_SINCE):
+    if versions.at_least(origin, api.TOPOLOGY_SINCE):
         return []
     notes = [f"note: {name} was created by Dynamo operator {origin or '(unknown: no origin annotation)'}; the "
              f"origin version is immutable, so it keeps that behaviour after an operator upgrade "

@@ -298,9 +298,9 @@ ENTRIES: Tuple[Entry, ...] = (
       fix='fix the field the message names',
       refs=()),
     E('conversion-problem', 'error', ('manifest',), also=('warning',), when='warning when the field is kept in the annotation',
-      what='a v1alpha1 field with no v1beta1 home (see `upgrade dgd --force`)',
+      what='a v1alpha1 field with no v1beta1 home (kept by `upgrade dgd` as the operator keeps it; `--strict` refuses)',
       why='the conversion webhook keeps a field with no v1beta1 home only in the `nvidia.com/dgd-spec` annotation; the operator reads a few back (`spec.pvcs`, component labels, annotations, ingress), the rest is lost (dynamo@2a6da14c `api/v1alpha1/*_conversion.go`)',
-      fix='`kubectl dynamo upgrade dgd` (`--force` keeps them in the annotation) and check the converted fields',
+      fix='`kubectl dynamo upgrade dgd` keeps them in the annotation, as the operator does (`--strict` refuses); check the converted fields',
       refs=()),
 )
 

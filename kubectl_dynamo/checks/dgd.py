@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..operator import selection
+from ..operator import api
 from .registry import Finding, check
 
 MIN_SHM_BYTES = 8 * 1024 ** 3  # the operator's default /dev/shm
@@ -339,7 +339,7 @@ def shm_too_small(view):
 @check("workload-provider-mismatch", scope="dgd")
 def provider_mismatch(view):
     """The DGD's pinned workload provider differs from what the live pods show."""
-    pinned = (view.raw["metadata"].get("annotations") or {}).get(selection.ANN_WORKLOAD_PROVIDER)
+    pinned = (view.raw["metadata"].get("annotations") or {}).get(api.ANN_WORKLOAD_PROVIDER)
     live = set()
     for c in view.components:
         for g in c.groups.values():

@@ -32,6 +32,9 @@ def explain_command(target, name, filename, orchestrator, operator_version, recu
       kubectl dynamo explain dgd.spec.components.multinode # field documentation
       kubectl dynamo explain dgd.spec --recursive
 
+    The worker hash (env DYN_NAMESPACE_WORKER_SUFFIX of worker pods) is not computed offline:
+    a manifest shows the placeholder <worker-hash>, a live DGD the hash the operator stored.
+
     Exit 1 when a finding is an error (the operator would fail or mis-render), 2 for
     unreadable input, 3 when the cluster is unreachable.
     """

@@ -20,8 +20,8 @@ from .options import DRY_RUN, emit, kube_options
 @click.option("-f", "--filename", metavar="FILE", help="Manifest file (multi-document; '-' = stdin).")
 @click.option("--write", is_flag=True, help="Rewrite FILE in place (after showing the diff on stderr); keeps FILE.bak.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff instead of the manifest.")
-@click.option("--force", is_flag=True, help="Keep fields without a v1beta1 home in the nvidia.com/dgd-spec annotation "
-              "(as the operator's conversion does) instead of failing.")
+@click.option("--strict", is_flag=True, help="Refuse (exit 1, nothing written) a field without a v1beta1 home instead "
+              "of keeping it in the nvidia.com/dgd-spec annotation as the operator's conversion does.")
 @click.option("--topology-aliases", is_flag=True, help="Replace GROVE_*/LWS_* leader and rank references with "
               "$(DYNAMO_LEADER_ADDRESS) / $(DYNAMO_RANK).")
 @click.option("--role-templates", is_flag=True, help="Turn multinode components into 1.6 leader/worker templates.")
@@ -31,24 +31,25 @@ from .options import DRY_RUN, emit, kube_options
 @click.option("--dry-run", type=click.Choice(DRY_RUN), default="none", show_default=True,
               help="server: send every upgraded DGD to the cluster as a server-side dry run.")
 @kube_options(all_namespaces=False, default_format="yaml")
-def upgrade_command(kind, name, filename, write, show_diff, force, topology_aliases, role_templates, orchestrator,
+def upgrade_command(kind, name, filename, write, show_diff, strict, topology_aliases, role_templates, orchestrator,
                     operator_version, dry_run, opts):
     """Upgrade DynamoGraphDeployments from nvidia.com/v1alpha1 to nvidia.com/v1beta1.
 
     \b
     Comments, key order and quoting are kept; documents that are not DGDs pass through
-    byte for byte. A field without a v1beta1 home is an error naming its path (nothing is
-    written) unless --force keeps it where the operator keeps round-trip data.
+    byte for byte. A field without a v1beta1 home is kept where the operator's own conversion
+    keeps it (the nvidia.com/dgd-spec annotation), with a warning naming its path; --strict
+    refuses it instead (nothing is written).
 
     \b
     Examples:
       kubectl dynamo upgrade dgd -f deploy.yaml > deploy.v1beta1.yaml
       kubectl dynamo upgrade dgd -f deploy.yaml --diff --topology-aliases
-      kubectl dynamo upgrade dgd -f deploy.yaml --write --force
+      kubectl dynamo upgrade dgd -f deploy.yaml --write --strict
       kubectl dynamo upgrade dgd my-dgd -n dynamo
 
     \b
-    Exit codes: 0 ok (also: already v1beta1), 1 a field cannot be converted or the server
+    Exit codes: 0 ok (also: already v1beta1), 1 a field cannot be converted (--strict) or the server
     rejected the dry run, 2 usage or unreadable input, 3 cluster unreachable.
     """
     from ..operator import versions
@@ -63,7 +64,7 @@ def upgrade_command(kind, name, filename, write, show_diff, force, topology_alia
     operator_version = operator_version or versions.NEWEST
     if not versions.is_valid(operator_version):
         raise UsageError(f"--operator-version {operator_version!r} is not a version such as 1.6.0")
-    uopts = UpgradeOptions(force=force, topology_aliases=topology_aliases, role_templates=role_templates,
+    uopts = UpgradeOptions(strict=strict, topology_aliases=topology_aliases, role_templates=role_templates,
                            orchestrator=orchestrator, operator_version=operator_version)
 
     from ..upgrade import run_upgrade

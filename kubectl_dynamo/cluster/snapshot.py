@@ -14,10 +14,10 @@ from typing import Dict, List, Optional
 
 from ..detection import Facts
 from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from ..operator.api import LABEL_DGD as DGD_LABEL
 from .client import Cluster, path_for
 from .facts import gather
 
-DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
 UNKNOWN = "unknown"
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
+from .api import MPI_SSH_SECRET_DEFAULT
 from .deployer import MultinodeDeployer
 
 LEADER, WORKER, MAIN = "leader", "worker", "main"
-MPI_SSH_SECRET_DEFAULT = "mpi-run-ssh-secret"
 
 
 @dataclass
@@ -24,6 +24,9 @@ class RoleContext:
     compilation_cache_path: Optional[str] = None  # resolved mount path when compilationCache is set
     role_templates: bool = False  # 1.6: roles[].podTemplate own the launch command
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
+    worker_hash: str = ""  # DYN_NAMESPACE_WORKER_SUFFIX value for worker-type components
+    inter_pod_gms: bool = False  # experimental.gpuMemoryService.mode InterPod
+    inter_pod_failover: bool = False  # experimental.failover.mode InterPod
 
     @property
     def multinode(self) -> bool:

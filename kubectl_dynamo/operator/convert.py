@@ -27,9 +27,7 @@ import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any, Optional
 
-API_V1ALPHA1 = "nvidia.com/v1alpha1"
-API_V1BETA1 = "nvidia.com/v1beta1"
-KIND = "DynamoGraphDeployment"
+from . import api
 
 # Reserved by the operator for conversion round-trip data (v1alpha1 conversion.go).
 CONVERSION_ANNOTATION_PREFIX = "nvidia.com/dgd-"
@@ -37,10 +35,7 @@ ANN_DGD_SPEC = CONVERSION_ANNOTATION_PREFIX + "spec"
 
 MAIN_CONTAINER = "main"
 FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
-DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
-# v1beta1 spec.components[].type enum.
-V1BETA1_TYPES = ("frontend", "worker", "prefill", "decode", "planner", "epp")
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 _PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 _NAME_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
@@ -75,13 +70,17 @@ def is_dgd(doc: Any) -> bool:
     """True for a DynamoGraphDeployment of the nvidia.com group (any version)."""
     return (
         isinstance(doc, Mapping)
-        and doc.get("kind") == KIND
+        and doc.get("kind") == api.DGD_KIND
         and str(doc.get("apiVersion") or "").startswith("nvidia.com/")
     )
 
 
-def to_v1beta1(doc: Mapping, *, force: bool = False) -> tuple[Mapping, list[dict]]:
+def to_v1beta1(doc: Mapping, *, force: bool = False, stored: bool = False) -> tuple[Mapping, list[dict]]:
     """Convert a v1alpha1 DGD to v1beta1; return ``(document, problems)``.
+
+    ``stored``: the object the operator's conversion webhook stores (what it renders from), which
+    keeps values the v1beta1 schema would reject on a direct apply (``type: default``); without
+    it the result is a manifest the v1beta1 CRD accepts.
 
     A v1beta1 document is returned as is with no problems, so conversion is idempotent.
     Each problem is ``{"path", "message", "severity"}`` with severity ``error`` or ``warning``.
@@ -89,12 +88,12 @@ def to_v1beta1(doc: Mapping, *, force: bool = False) -> tuple[Mapping, list[dict
     """
     if not is_dgd(doc):
         raise ValueError("not a nvidia.com DynamoGraphDeployment")
-    api = doc.get("apiVersion")
-    if api == API_V1BETA1:
+    version = doc.get("apiVersion")
+    if version == api.V1BETA1:
         return doc, []
-    if api != API_V1ALPHA1:
-        raise ValueError(f"unsupported DynamoGraphDeployment apiVersion {api!r}")
-    return _Converter(doc, force).run()
+    if version != api.V1ALPHA1:
+        raise ValueError(f"unsupported DynamoGraphDeployment apiVersion {version!r}")
+    return _Converter(doc, force, stored).run()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -179,9 +178,10 @@ def _merge_override(base: Mapping, over: Mapping, new_map) -> MutableMapping:
 
 
 class _Converter:
-    def __init__(self, doc: Mapping, force: bool):
+    def __init__(self, doc: Mapping, force: bool, stored: bool = False):
         self.doc = doc
         self.force = force
+        self.stored = stored
         self.problems: list[dict] = []
         self._map_type = type(doc) if isinstance(doc, dict) else dict
         # Sparse v1alpha1 spec for the nvidia.com/dgd-spec annotation (force mode).
@@ -211,10 +211,9 @@ class _Converter:
     def unhomed(self, path: str, message: str) -> None:
         """A field with no v1beta1 home: kept in the annotation under force, else dropped."""
         if self.force:
-            self.warn(path, f"{message}; kept in the {ANN_DGD_SPEC} annotation (forced)")
+            self.warn(path, f"{message}; kept in the {ANN_DGD_SPEC} annotation, as the operator does")
         else:
-            self.error(path, f"{message}; not converted (forcing keeps it in the "
-                             f"{ANN_DGD_SPEC} annotation, as the operator does)")
+            self.error(path, f"{message}; not converted (strict)")
 
     def save(self, name: str, key: str, value: Any) -> None:
         self.save_services.setdefault(name, {})[key] = value
@@ -233,7 +232,7 @@ class _Converter:
         new_status = self.status(status) if isinstance(status, Mapping) else status
         for k in doc:
             if k == "apiVersion":
-                _carry(doc, k, out, value=API_V1BETA1)
+                _carry(doc, k, out, value=api.V1BETA1)
             elif k == "spec":
                 _carry(doc, k, out, value=new_spec)
             elif k == "status":
@@ -472,11 +471,13 @@ class _Converter:
             self.save(name, "subComponentType", sub)
         if ctype in (None, ""):
             return None
-        if ctype not in V1BETA1_TYPES:
-            # Upstream copies it verbatim, which v1beta1's enum rejects; the operator treats
-            # an untyped component the same except for the component-type pod label.
+        if ctype not in api.COMPONENT_TYPES:
+            # ConvertTo copies it verbatim (the stored object keeps it: DYN_COMPONENT=default);
+            # v1beta1's enum rejects it on a direct apply.
+            if self.stored:
+                return str(ctype)
             self.warn(f"{path}.componentType",
-                      f"{ctype!r} is not a v1beta1 type ({'|'.join(V1BETA1_TYPES)}); type omitted, "
+                      f"{ctype!r} is not a v1beta1 type ({'|'.join(api.COMPONENT_TYPES)}); type omitted, "
                       f"so the nvidia.com/dynamo-component-type label is no longer set")
             return None
         return str(ctype)
@@ -806,7 +807,7 @@ class _Converter:
                     if kk in ("cpu", "memory"):
                         key = kk
                     elif kk == "gpu":
-                        key = v.get("gpuType") or DEFAULT_GPU_RESOURCE
+                        key = v.get("gpuType") or api.GPU_RESOURCE
                     else:
                         self.unknown(qpath)
                         continue

@@ -18,6 +18,8 @@ from typing import List, Tuple
 
 DYNAMO_RANK = "DYNAMO_RANK"
 DYNAMO_LEADER_ADDRESS = "DYNAMO_LEADER_ADDRESS"
+RANK_REF = f"$({DYNAMO_RANK})"  # what an authored 1.6 role template writes
+LEADER_REF = f"$({DYNAMO_LEADER_ADDRESS})"
 
 
 @dataclass

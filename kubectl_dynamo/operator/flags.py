@@ -12,13 +12,12 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import List, Optional, Tuple
 
+from .api import BACKENDS as FRAMEWORKS
+from .api import NOOP, WORKER_TYPES
 from .quoting import shell_quote_for_bash_c
 
 WS = r"[\t\n\f\r ]"  # Go RE2 \s
 
-WORKER_TYPES = ("worker", "prefill", "decode")
-FRAMEWORKS = ("vllm", "sglang", "trtllm")
-NOOP = "noop"
 
 _PYTHON_CMD = re.compile(r"^(.*/)?(python\d*(\.\d+)*)$")
 

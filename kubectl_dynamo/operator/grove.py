@@ -18,7 +18,6 @@ WORKER_SUFFIX = "wkr"
 MAX_COMBINED_NAME_LENGTH = 45  # PCS + PCSG + clique must fit Grove's resource-name budget
 MIN_PCS_NAME_LENGTH = 8
 KAI_SCHEDULER = "kai-scheduler"
-KAI_QUEUE_LABEL = "kai.scheduler/queue"
 
 
 def _pcsg_host(service: str, clique: str, index: str) -> str:
@@ -27,12 +26,18 @@ def _pcsg_host(service: str, clique: str, index: str) -> str:
 
 @dataclass
 class GroveDeployer(MultinodeDeployer):
+    # Inter-pod GMS engines: one clique per rank (``<comp>-ldr``, ``<comp>-wkr-<rank>``) whose
+    # pods are the primary and its shadows, so the rank is static and the peer is pod-indexed.
+    gms_rank: Optional[int] = None
+
     name = "grove"
 
     def leader_hostname(self, service: str) -> str:
-        return _pcsg_host(service, LEADER_SUFFIX, "0")
+        return _pcsg_host(service, LEADER_SUFFIX, "$(GROVE_PCLQ_POD_INDEX)" if self.gms_rank is not None else "0")
 
     def node_rank(self) -> Tuple[str, bool]:
+        if self.gms_rank is not None:
+            return str(self.gms_rank), False
         # Workers are clique pods 0..N-2; the shell turns that into ranks 1..N-1.
         return "$((GROVE_PCLQ_POD_INDEX + 1))", True
 
@@ -40,6 +45,9 @@ class GroveDeployer(MultinodeDeployer):
         return False
 
     def host_names(self, service: str, nodes: int) -> List[str]:
+        if self.gms_rank is not None:
+            return [self.leader_hostname(service)] + [
+                _pcsg_host(service, f"{WORKER_SUFFIX}-{rank}", "$(GROVE_PCLQ_POD_INDEX)") for rank in range(1, nodes)]
         return [self.leader_hostname(service)] + [_pcsg_host(service, WORKER_SUFFIX, str(i)) for i in range(nodes - 1)]
 
     def rank_source(self) -> str:

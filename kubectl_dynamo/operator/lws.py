@@ -16,10 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from . import versions
+from . import api, versions
 from .deployer import MultinodeDeployer
-
-NEW_FORM_SINCE = "1.1.0"
 
 VERSION_DIFFERENCES = [
     # (behaviour, operator versions, value)
@@ -38,7 +36,7 @@ class LWSDeployer(MultinodeDeployer):
 
     @property
     def old_form(self) -> bool:
-        return not versions.at_least(self.operator_version, NEW_FORM_SINCE)
+        return not versions.at_least(self.operator_version, api.LWS_KUBELET_FORM_SINCE)
 
     def leader_hostname(self, service: str) -> str:
         return '"$LWS_LEADER_ADDRESS"' if self.old_form else "$(LWS_LEADER_ADDRESS)"

@@ -2,14 +2,14 @@
 
 Order matters for byte-exact output:
 
-1. base ``main`` container from the component type (worker types: ports, probes, env);
+1. base ``main`` container from the component type (``components.py``);
 2. merge the user's ``main`` container: non-empty user fields replace base fields (lists
    wholesale), env = union with user winning, sorted by name; user probes replace;
-3. compilation cache mount;
-4. operator-owned env (offline: only the 1.6 ``DYNAMO_*`` topology variables), merged and sorted;
+3. compilation cache mount; 4. standard env merge (re-sorts; 1.6 topology variables join here);
 5. backend ``update_container`` (its env is appended unsorted at the end);
-6. pod defaults, user pod fields, ``fsGroup: 1000`` unless the user set any securityContext,
-   discovery service account, cache PVC volume, ``/dev/shm``, sidecars after ``main``;
+6. type pod defaults, user pod fields, ``fsGroup: 1000`` unless the user set any securityContext,
+   discovery service account, cache PVC volume, ``/dev/shm``, sidecars after ``main``, frontend
+   sidecar defaults;
 7. backend ``update_pod_spec``; finally every main-container mount without a volume gets a PVC
    volume of the same name and volumes are ordered by the main container's mounts.
 """
@@ -19,79 +19,18 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Tuple
 
-from . import sglang, trtllm, vllm
+from . import api, backends, components, gms, vllm
+from .components import MAIN_CONTAINER, ComponentContext
 from .context import Decision, RoleContext
-from .flags import WORKER_TYPES
 
-MAIN_CONTAINER = "main"
-SYSTEM_PORT = 9090
-NIXL_PORT = 19090
 DEFAULT_SHM_SIZE = "8Gi"
 SHM_VOLUME = "shared-memory"
-ANN_DISCOVERY_BACKEND = "nvidia.com/dynamo-discovery-backend"
+DCD_DEFAULT_SERVICE_ACCOUNT = "default"
 
-BACKENDS = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
 
 
 class RenderError(Exception):
     """The operator would refuse to render this pod (the message is the operator's)."""
-
-
-# ---- step 1: base container ------------------------------------------------------------------
-
-def _field_env(name: str, path: str) -> dict:
-    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
-
-
-def dynamo_namespace(namespace: str, dgd_name: str) -> str:
-    # Dots in the DGD name would break the namespace.component.endpoint paths.
-    return f"{namespace}-{dgd_name.replace('.', '-')}"
-
-
-def base_container(component_type: str, dgd_name: str, namespace: str, annotations: Dict[str, str]) -> dict:
-    """The operator's default ``main`` container for a component type.
-
-    Worker types get the full worker defaults (component_worker.go). Other types get only the common env; their
-    type-specific ports/probes (frontend HTTP port, planner metrics…) are [UNVERIFIED] and omitted.
-    """
-    env = [
-        {"name": "DYN_NAMESPACE", "value": dynamo_namespace(namespace, dgd_name)},
-        {"name": "DYN_COMPONENT", "value": component_type},
-        {"name": "DYN_PARENT_DGD_K8S_NAME", "value": dgd_name},
-        {"name": "DYN_PARENT_DGD_K8S_NAMESPACE", "value": namespace},
-        _field_env("POD_NAME", "metadata.name"),
-        _field_env("POD_NAMESPACE", "metadata.namespace"),
-        _field_env("POD_UID", "metadata.uid"),
-    ]
-    if (annotations.get(ANN_DISCOVERY_BACKEND) or "").lower() != "etcd":
-        env.append({"name": "DYN_DISCOVERY_BACKEND", "value": "kubernetes"})
-    container = {"name": MAIN_CONTAINER, "command": ["/bin/sh", "-c"]}
-    if component_type in WORKER_TYPES:
-        env += [
-            {"name": "DYN_SYSTEM_ENABLED", "value": "true"},
-            {"name": "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "value": '["generate"]'},
-            {"name": "DYN_SYSTEM_PORT", "value": str(SYSTEM_PORT)},
-            {"name": "DYN_HEALTH_CHECK_ENABLED", "value": "false"},
-            {"name": "NIXL_TELEMETRY_ENABLE", "value": "n"},
-            {"name": "NIXL_TELEMETRY_EXPORTER", "value": "prometheus"},
-            {"name": "NIXL_TELEMETRY_PROMETHEUS_PORT", "value": str(NIXL_PORT)},
-            {"name": "DYN_FORWARDPASS_METRIC_PORT", "value": "20380"},
-        ]
-        container["ports"] = [
-            {"name": "system", "containerPort": SYSTEM_PORT, "protocol": "TCP"},
-            {"name": "nixl", "containerPort": NIXL_PORT, "protocol": "TCP"},
-        ]
-        container["livenessProbe"] = {
-            "httpGet": {"path": "/live", "port": "system"}, "periodSeconds": 5, "timeoutSeconds": 4, "failureThreshold": 1,
-        }
-        container["readinessProbe"] = {
-            "httpGet": {"path": "/health", "port": "system"}, "periodSeconds": 10, "timeoutSeconds": 4, "failureThreshold": 3,
-        }
-        container["startupProbe"] = {
-            "httpGet": {"path": "/live", "port": "system"}, "periodSeconds": 10, "timeoutSeconds": 5, "failureThreshold": 720,
-        }
-    container["env"] = merge_envs(env, [])
-    return container
 
 
 # ---- step 2: merging -------------------------------------------------------------------------
@@ -229,6 +168,36 @@ def main_container_of(pod_template: Optional[dict]) -> Optional[dict]:
     return None
 
 
+def component_context(component: dict, ctx: RoleContext, dgd_name: str, namespace: str) -> ComponentContext:
+    ctype = component.get("type") or ""
+    return ComponentContext(
+        component_type=ctype, dgd_name=dgd_name, namespace=namespace,
+        dynamo_namespace=components.dynamo_namespace(namespace, dgd_name, bool(component.get("globalDynamoNamespace"))),
+        discovery_backend=ctx.annotations.get(api.ANN_DISCOVERY_BACKEND, "kubernetes"),
+        discovery_mode=ctx.annotations.get(api.ANN_KUBE_DISCOVERY_MODE, "pod"),
+        worker_hash=ctx.worker_hash if ctype in api.WORKER_TYPES else "",
+        epp_config=component.get("eppConfig"),
+    )
+
+
+def merge_frontend_sidecar(pod_spec: dict, name: str, parent: ComponentContext, parent_mounts: List[dict]) -> None:
+    """``mergeFrontendSidecarDefaults``: frontend defaults under the named sidecar, then the main
+    container's user/cache mounts it lacks. Raises RenderError when no container has that name."""
+    for i, user in enumerate(pod_spec.get("containers") or []):
+        if user.get("name") != name:
+            continue
+        base = components.frontend_sidecar_base(name, parent)
+        merged = merge_override(base, {k: v for k, v in user.items() if k != "env"})
+        merged["env"] = merge_envs(base["env"], user.get("env") or [])
+        have = {m.get("name") for m in merged.get("volumeMounts") or []}
+        extra = [copy.deepcopy(m) for m in parent_mounts if m.get("name") not in have]
+        if extra:
+            merged["volumeMounts"] = list(merged.get("volumeMounts") or []) + extra
+        pod_spec["containers"][i] = merged
+        return
+    raise RenderError(f'frontendSidecar "{name}" does not match any podTemplate container')
+
+
 def generate_pod_spec(
     *,
     component: dict,
@@ -240,8 +209,8 @@ def generate_pod_spec(
     graph_env: Optional[List[dict]] = None,
     topology_env: Optional[List[dict]] = None,
 ) -> Tuple[dict, Decision]:
-    """Render one role's pod spec. ``pod_template``: the component's (or, with 1.6 role templates,
-    the role's) podTemplate. Raises RenderError where the operator would fail."""
+    """Render one role's pod spec (``GenerateBasePodSpec``). ``pod_template``: the component's (or,
+    with 1.6 role templates, the role's) podTemplate. Raises RenderError where the operator would fail."""
     pod_template = copy.deepcopy(pod_template) or {}
     user_spec = pod_template.get("spec") or {}
     user_main = copy.deepcopy(main_container_of(pod_template))
@@ -249,10 +218,11 @@ def generate_pod_spec(
         # DGD-level env sits under the component's env (component wins).
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_main["env"] = merge_envs(graph_env, user_main.get("env") or [])
+    cctx = component_context(component, ctx, dgd_name, namespace)
 
-    # 1–2
-    container = merge_main_container(base_container(component.get("type") or "", dgd_name, namespace, ctx.annotations), user_main)
-    # 3
+    # 1-2: type defaults, then the user's main container
+    container = merge_main_container(components.base_container(cctx), user_main)
+    # 3: compilation cache, mount validation
     cache = component.get("compilationCache")
     cache_path = compilation_cache_path(cache, framework) if cache is not None else None
     if cache_path:
@@ -262,38 +232,49 @@ def generate_pod_spec(
             raise RenderError("volumeMount.name is required")
         if not mount.get("mountPath"):
             raise RenderError(f"volumeMount.mountPath is required for {mount['name']}")
-    # 4: operator-owned env ([UNVERIFIED] placement of the 1.6 topology variables)
-    if topology_env:
-        container["env"] = merge_envs(container.get("env") or [], topology_env)
-    # 5
+    # 4: standard env (none offline) re-sorts; 1.6 topology variables ([UNVERIFIED] placement)
+    container["env"] = merge_envs(container.get("env") or [], topology_env or [])
+    sidecar_mounts = copy.deepcopy(container.get("volumeMounts") or [])
+    # 5: backend
     ctx.compilation_cache_path = cache_path if framework == "vllm" else None
-    backend = BACKENDS.get(framework)
+    backend = backends.BACKENDS.get(framework)
     if backend is not None:
         decision = backend.update_container(container, ctx)
     elif ctx.multinode:
         decision = Decision("none", "no backend framework detected; the operator adds no launch wiring")
     else:
         decision = Decision("single-node", "one pod per replica")
-    # 6
-    pod_spec: dict = {"terminationGracePeriodSeconds": 60, "restartPolicy": "Always"}
+    # 6: pod level
+    pod_spec: dict = components.base_pod_spec(cctx)
     sidecars = [copy.deepcopy(c) for c in user_spec.get("containers") or [] if c.get("name") != MAIN_CONTAINER]
     pod_spec = merge_override(pod_spec, {k: v for k, v in user_spec.items() if k != "containers"})
     if user_spec.get("securityContext") is None:
         pod_spec["securityContext"] = {"fsGroup": 1000}
-    if (ctx.annotations.get(ANN_DISCOVERY_BACKEND) or "").lower() != "etcd" and not pod_spec.get("serviceAccountName"):
+    if cctx.discovery_backend == "kubernetes" and not pod_spec.get("serviceAccountName"):
         pod_spec["serviceAccountName"] = discovery_service_account(dgd_name)
     if cache_path:
         apply_compilation_cache_volume(pod_spec, cache["pvcName"])
     apply_shared_memory(pod_spec, container, component.get("sharedMemorySize"))
     pod_spec["containers"] = [container] + sidecars
+    if component.get("frontendSidecar"):
+        merge_frontend_sidecar(pod_spec, component["frontendSidecar"], cctx, sidecar_mounts)
     # 7
     if backend is not None:
         backend.update_pod_spec(pod_spec, ctx)
     pod_spec["volumes"] = order_volumes_by_mounts(pod_spec.get("volumes") or [], container.get("volumeMounts") or [])
+    # 8: intra-pod GMS, then intra-pod failover (inter-pod GMS is wired per clique by the caller)
+    if gms.spec(component) is not None and not gms.is_inter_pod(component):
+        gms.apply_intra_pod(pod_spec, component, dgd_name, ctx.service)
+    if gms.is_intra_pod_failover(component):
+        gms.build_failover_pod(pod_spec, ctx.nodes, framework)
+    if ctx.deployer.name != "grove" and not pod_spec.get("serviceAccountName"):
+        # The DCD controller's fallback (a live namespace's SA labelled
+        # nvidia.com/dynamo-component-pod=true would win; none offline).
+        pod_spec["serviceAccountName"] = DCD_DEFAULT_SERVICE_ACCOUNT
     return pod_spec, decision
 
 
 __all__ = [
-    "RenderError", "base_container", "merge_envs", "merge_main_container", "generate_pod_spec",
+    "RenderError", "merge_envs", "merge_main_container", "generate_pod_spec",
     "main_container_of", "compilation_cache_path", "order_volumes_by_mounts",
 ]

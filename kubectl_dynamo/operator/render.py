@@ -13,28 +13,14 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple
 
+from . import api, defaults, gms, validate, versions, vllm, workerhash
 from . import selection as sel_mod
-from . import validate, versions, vllm
-from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, RoleContext
+from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
 from .deployer import MultinodeDeployer
-from .flags import NOOP, determine_backend_framework, resolve_gpu_count
+from .flags import determine_backend_framework, resolve_gpu_count
 from .grove import GroveDeployer, apply_scheduler
 from .lws import LWSDeployer
 from .podspec import RenderError, generate_pod_spec, main_container_of
-
-ANN_ORIGIN = "nvidia.com/dynamo-operator-origin-version"
-ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
-# DGD annotations copied into each component's pod-template annotations (component wins).
-PROPAGATED_ANNOTATIONS = (
-    "nvidia.com/enable-metrics",
-    "nvidia.com/dynamo-discovery-backend",
-    "nvidia.com/dynamo-kube-discovery-mode",
-    ANN_ORIGIN,
-    vllm.ANN_EXECUTOR_BACKEND,
-)
-PROVIDER_ANNOTATION_SINCE = "1.5.0"
-PORTABLE_TOPOLOGY_SINCE = "1.6.0"
-ROLE_TEMPLATES_SINCE = "1.6.0"
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)
@@ -51,16 +37,16 @@ VERSION_DIFFERENCES = [
 def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str):
     gates = gates if gates is not None else sel_mod.assumed_gates(orchestrator, doc_annotations)
     chosen = sel_mod.select(gates, doc_annotations, kai_queues=kai_queues, multinode=multinode)
-    pinned = doc_annotations.get(ANN_WORKLOAD_PROVIDER)
-    if not versions.at_least(operator_version, PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
+    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER)
+    if not versions.at_least(operator_version, api.PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
         return chosen
     # An existing DGD keeps the provider it was created with.
     if pinned == "component" and chosen.provider == "grove":
-        return sel_mod.select(gates, {**doc_annotations, sel_mod.ANN_ENABLE_GROVE: "false"},
+        return sel_mod.select(gates, {**doc_annotations, api.ANN_ENABLE_GROVE: "false"},
                               kai_queues=kai_queues, multinode=multinode)
     if pinned == "grove" and chosen.provider != "grove":
         if gates.grove:
-            unpinned = {k: v for k, v in doc_annotations.items() if k != sel_mod.ANN_ENABLE_GROVE}
+            unpinned = {k: v for k, v in doc_annotations.items() if k != api.ANN_ENABLE_GROVE}
             return sel_mod.select(gates, unpinned, kai_queues=kai_queues, multinode=multinode)
         return sel_mod.Selection("grove", "grove", None, None, sel_mod.ERR_PROVIDER_UNAVAILABLE,
                                  'selected workload provider "grove" is unavailable because Grove is disabled')
@@ -77,7 +63,7 @@ def _node_count(component: dict) -> int:
 
 def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str]) -> Dict[str, str]:
     ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
-    for key in PROPAGATED_ANNOTATIONS:
+    for key in api.PROPAGATED_ANNOTATIONS:
         if key in dgd_annotations and key not in ann:
             ann[key] = dgd_annotations[key]
     return ann
@@ -85,17 +71,43 @@ def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, st
 
 def _role_templates(component: dict, operator_version: str) -> Optional[Dict[str, dict]]:
     """{role name: podTemplate} when 1.6 role templates are in use, else None."""
-    if not versions.at_least(operator_version, ROLE_TEMPLATES_SINCE):
+    if not versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE):
         return None
     roles = component.get("roles") or []
     templates = {r.get("name"): r.get("podTemplate") for r in roles if r.get("podTemplate")}
     return templates or None
 
 
+def _render_role(component: dict, template: Optional[dict], framework: str, ctx: RoleContext, dgd_name: str,
+                 namespace: str, spec: dict, topology_env: Optional[List[dict]], findings: List[dict]):
+    """One role's pod; where the operator refuses, a finding and the pod without the offending parts."""
+    try:
+        return generate_pod_spec(component=component, pod_template=template, framework=framework, ctx=ctx,
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 topology_env=topology_env)
+    except RenderError as exc:
+        cache = "compilation" in str(exc).lower()
+        code = "compilation-cache-invalid" if cache else "render-error"
+        findings.append(validate.render_error(
+            code, component.get("name") or "",
+            f"{exc} (the operator fails to render this component).",
+            "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
+            "default, /root/.cache/vllm); the mount must be writable and its path unused."
+            if cache else "Fix the field the message names (the operator renders nothing for this component).",
+        ))
+    stripped = {k: v for k, v in component.items() if k not in ("compilationCache", "experimental", "frontendSidecar")}
+    try:
+        return generate_pod_spec(component=stripped, pod_template=template, framework=framework, ctx=ctx,
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 topology_env=topology_env)
+    except RenderError:
+        return {}, Decision("none", "the operator fails to render this component")
+
+
 def _render_component(
     component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
     deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
-    ssh_secret_name: str,
+    ssh_secret_name: str, worker_hash: str,
 ) -> Tuple[dict, List[dict]]:
     name = component.get("name") or ""
     ctype = component.get("type") or ""
@@ -124,56 +136,54 @@ def _render_component(
         ))
         detected = [fw for fw in ("vllm", "sglang", "trtllm") if f"dynamo.{fw}" in " ".join(
             (first_main.get("command") or []) + (first_main.get("args") or []))]
-        framework = detected[0] if detected else NOOP
+        framework = detected[0] if detected else api.NOOP
 
     text = json.dumps(component)
     findings += validate.topology_refs_unavailable(name, text, origin, operator_version)
     findings += validate.args_without_command(name, first_main)
 
+    inter_pod_gms = deployer.name == "grove" and gms.is_inter_pod(component)
+    if inter_pod_gms:
+        plan = gms.roles(nodes, component)
+    else:
+        plan = [(r, r, replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
+
     roles_out: List[dict] = []
     gpus_by_role: Dict[str, int] = {}
     decision = None
-    for role in role_names:
-        template = templates[role]
+    for role_name, kind, role_replicas, rank in plan:
+        role = MAIN if kind == "gms" else kind
+        template = templates[LEADER if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
         main = main_container_of(template) or {}
         gpus, gpu_problem = resolve_gpu_count(main.get("resources"))
-        gpus_by_role[role] = gpus
-        if gpu_problem and role == role_names[0]:
+        gpus_by_role.setdefault(role, gpus)
+        if gpu_problem and role_name == plan[0][0]:
             findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
                                              "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
         annotations = _pod_annotations(template, dgd_annotations)
+        role_deployer = deployer
+        if inter_pod_gms and multinode and kind != "gms":
+            role_deployer = GroveDeployer(portable=deployer.portable, gms_rank=rank)
         ctx = RoleContext(
-            role=role, nodes=nodes, service=name, deployer=deployer, gpus=gpus, annotations=annotations,
-            parent_dgd=dgd_name, operator_version=operator_version, role_templates=bool(role_templates),
-            ssh_secret_name=ssh_secret_name,
+            role=role, nodes=1 if kind == "gms" else nodes, service=name, deployer=role_deployer, gpus=gpus,
+            annotations=annotations, parent_dgd=dgd_name, operator_version=operator_version,
+            role_templates=bool(role_templates), ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
+            inter_pod_gms=gms.is_inter_pod(component), inter_pod_failover=gms.is_inter_pod_failover(component),
         )
-        topology_env = deployer.topology_env(name) if (multinode and deployer.portable) else None
-        try:
-            pod_spec, role_decision = generate_pod_spec(
-                component=component, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
-                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
-            )
-        except RenderError as exc:
-            code = "compilation-cache-invalid" if "compilation" in str(exc).lower() else "render-error"
-            findings.append(validate.render_error(
-                code, name, f"{exc} (the operator fails to render this component).",
-                "Set compilationCache.pvcName, and compilationCache.mountPath for sglang/trtllm (only vLLM has a "
-                "default, /root/.cache/vllm); the mount must be writable and its path unused."
-                if code == "compilation-cache-invalid" else "Fix the volumeMounts of the main container.",
-            ))
-            stripped = {k: v for k, v in component.items() if k != "compilationCache"}
-            pod_spec, role_decision = generate_pod_spec(
-                component=stripped, pod_template=template, framework=framework, ctx=ctx, dgd_name=dgd_name,
-                namespace=namespace, graph_env=spec.get("env"), topology_env=topology_env,
-            )
+        topology_env = deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
+                                               topology_env, findings if role_name == plan[0][0] else [])
+        if kind == "gms":
+            pod_spec = gms.weight_server(pod_spec, rank, gpus)
+        elif inter_pod_gms:
+            gms.augment_engine(pod_spec, rank, gms.is_inter_pod_failover(component))
         if deployer.name == "grove":
             apply_scheduler(pod_spec, scheduler)
-        if decision is None:
+        if decision is None or (kind != "gms" and decision.mode == "single-node" and multinode):
             decision = role_decision
-        role_replicas = replicas if role == MAIN else (1 if role == LEADER else nodes - 1)
-        roles_out.append({"name": role, "replicas": role_replicas, "podSpec": pod_spec})
+        roles_out.append({"name": role_name, "replicas": role_replicas, "podSpec": pod_spec})
 
-        if role == role_names[0] and not role_templates:
+        if role_name == plan[0][0] and not role_templates and kind != "gms":
             before = main_container_of(template) or {}
             tokens = [t for a in before.get("args") or [] for t in a.split()]
             parsed = vllm.launch_tokens(before, operator_version) if framework == "vllm" else tokens
@@ -184,7 +194,7 @@ def _render_component(
             if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
                 findings += validate.model_path_contains_framework(name, framework, before)
 
-    gpus_per_pod = gpus_by_role[role_names[0]]
+    gpus_per_pod = gpus_by_role[role_names[0]] if role_names[0] in gpus_by_role else next(iter(gpus_by_role.values()))
     if multinode:
         total = (gpus_by_role[LEADER] + gpus_by_role[WORKER] * (nodes - 1)) * replicas
     else:
@@ -221,12 +231,11 @@ def explain_dgd(
     """
     findings: List[dict] = []
     api_version = doc.get("apiVersion") or ""
-    source = doc
-    if api_version.endswith("/v1alpha1"):
-        from .convert import to_v1beta1  # imported only for v1alpha1 input
+    if api_version == api.V1ALPHA1:
+        from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
-            source, problems = to_v1beta1(copy.deepcopy(doc))
+            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), stored=True)
         except ValueError as exc:
             source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
                 {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
@@ -236,6 +245,10 @@ def explain_dgd(
                 "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
                 "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",
             ))
+    else:
+        source = copy.deepcopy(doc)
+    # What the API server stores: storage-version (v1beta1) structural defaults.
+    source = defaults.apply(source, "v1beta1")
 
     metadata = source.get("metadata") or {}
     spec = source.get("spec") or {}
@@ -243,16 +256,16 @@ def explain_dgd(
     namespace = metadata.get("namespace")
     op_version = operator_version or versions.NEWEST
     annotations = dict(metadata.get("annotations") or {})
-    origin = annotations.get(ANN_ORIGIN, op_version)
+    origin = annotations.get(api.ANN_ORIGIN_VERSION, op_version)
     effective = dict(annotations)
-    effective.setdefault(ANN_ORIGIN, origin)  # the webhook stamps new DGDs
+    effective.setdefault(api.ANN_ORIGIN_VERSION, origin)  # the webhook stamps new DGDs
 
     components = spec.get("components") or []
     any_multinode = any(_node_count(c) > 1 for c in components)
     chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version)
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
 
-    portable = versions.at_least(op_version, PORTABLE_TOPOLOGY_SINCE) and versions.at_least(origin, PORTABLE_TOPOLOGY_SINCE)
+    portable = versions.at_least(op_version, api.TOPOLOGY_SINCE) and versions.at_least(origin, api.TOPOLOGY_SINCE)
     deployer: MultinodeDeployer = (
         GroveDeployer(portable=portable) if chosen.provider == "grove"
         else LWSDeployer(portable=portable, operator_version=op_version)
@@ -263,7 +276,7 @@ def explain_dgd(
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
             deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
-            ssh_secret_name=ssh_secret_name,
+            ssh_secret_name=ssh_secret_name, worker_hash=workerhash.for_dgd(annotations),
         )
         rendered.append(out)
         findings += comp_findings

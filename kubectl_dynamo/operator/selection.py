@@ -18,15 +18,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Mapping, Optional
 
+from .api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
+
 GROVE_GROUP = "grove.io"
 LWS_GROUP = "leaderworkerset.x-k8s.io"
 VOLCANO_GROUP = "scheduling.volcano.sh"
 KAI_GROUP = "scheduling.run.ai"
 
-ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
-ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
-ANN_VOLCANO_QUEUE = "nvidia.com/volcano-queue"
-ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
 DEFAULT_KAI_QUEUE = "dynamo"
 
 ERR_NO_ORCHESTRATOR = "no_multinode_orchestrator_available"

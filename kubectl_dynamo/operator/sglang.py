@@ -6,10 +6,29 @@ passed them. The compilation cache is only logged by the operator (no env).
 
 from __future__ import annotations
 
+from typing import List, Optional
+
 from .context import WORKER, Decision, RoleContext
+from .deployer import LEADER_REF, RANK_REF
 from .flags import inject_flags_into_container_command
 
 DIST_INIT_PORT = "29500"
+TP_FLAGS = ("--tp-size", "--tp", "--tensor-parallel-size")  # spellings SGLang accepts
+PP_FLAGS = ("--pp-size", "--pipeline-parallel-size")
+TOPOLOGY_MARKERS = ("--dist-init-addr", "--node-rank", "--nnodes")
+
+
+def engine_args(model: str, tp: int, pp: int, disaggregation_mode: Optional[str]) -> List[str]:
+    args = ["--model-path", model, "--served-model-name", model, "--tp-size", str(tp)]
+    args += ["--pp-size", str(pp)] if pp > 1 else []
+    if disaggregation_mode:
+        args += ["--disaggregation-mode", disaggregation_mode, "--disaggregation-transfer-backend", "nixl"]
+    return args
+
+
+def role_args(nodes: int, role: str) -> List[str]:
+    """An authored 1.6 role template's distributed-init flags."""
+    return ["--dist-init-addr", f"{LEADER_REF}:{DIST_INIT_PORT}", "--nnodes", str(nodes), "--node-rank", RANK_REF]
 
 
 def decide(container: dict, ctx: RoleContext) -> Decision:

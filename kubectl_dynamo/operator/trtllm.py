@@ -8,7 +8,7 @@ operator's MPI SSH secret (one secret per operator, ``mpi.sshSecretName``, defau
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from .context import LEADER, WORKER, Decision, RoleContext
 from .flags import is_python_command
@@ -129,3 +129,59 @@ def update_pod_spec(pod_spec: dict, ctx: RoleContext) -> None:
     pod_spec.setdefault("volumes", []).append(
         {"name": ctx.ssh_secret_name, "secret": {"secretName": ctx.ssh_secret_name, "defaultMode": SECRET_DEFAULT_MODE}}
     )
+
+
+TOPOLOGY_MARKERS = ("mpirun", "sshd")
+
+
+def engine_args(model: str, tp: int, pp: int, disaggregation_mode: Optional[str]) -> List[str]:
+    args = ["--model-path", model, "--served-model-name", model, "--tensor-parallel-size", str(tp)]
+    args += ["--pipeline-parallel-size", str(pp)] if pp > 1 else []
+    return args + (["--disaggregation-mode", disaggregation_mode] if disaggregation_mode else [])
+
+
+# ---- authoring (generate / upgrade --role-templates) ---------------------------------------------
+# An authored 1.6 role template owns the SSH setup and mpirun the operator would otherwise write.
+# The literal "\n" are printf escapes. Same SSH layout the operator uses (keys from /ssh-pk).
+_ROLE_SSH_CLIENT = [
+    "mkdir -p $HOME/.ssh $HOME/.ssh/host_keys $HOME/.ssh/run",
+    "cp /ssh-pk/private.key $HOME/.ssh/id_rsa",
+    "cp /ssh-pk/private.key.pub $HOME/.ssh/id_rsa.pub",
+    "cp /ssh-pk/private.key.pub $HOME/.ssh/authorized_keys",
+    "chmod 600 $HOME/.ssh/id_rsa $HOME/.ssh/authorized_keys",
+    "chmod 644 $HOME/.ssh/id_rsa.pub",
+    f"printf 'Host *\\nIdentityFile '$HOME'/.ssh/id_rsa\\nStrictHostKeyChecking no\\nPort {SSH_PORT}\\n' "
+    "> $HOME/.ssh/config",
+]
+_ROLE_SSHD = [
+    "ssh-keygen -q -t ed25519 -f $HOME/.ssh/host_keys/ssh_host_ed25519_key -N ''",
+    f"printf 'Port {SSH_PORT}\\nHostKey '$HOME'/.ssh/host_keys/ssh_host_ed25519_key\\nPidFile '$HOME'/.ssh/run/sshd.pid"
+    "\\nStrictModes no\\nPermitRootLogin yes\\nPasswordAuthentication no\\nPubkeyAuthentication yes\\n"
+    "AuthorizedKeysFile '$HOME'/.ssh/authorized_keys\\n' > $HOME/.ssh/sshd_config",
+    "exec /usr/sbin/sshd -D -e -f $HOME/.ssh/sshd_config",
+]
+
+
+def _worker_host_expr(orchestrator: str, index: int) -> str:
+    """Worker ``index`` (1-based rank) derived from the leader's address, provider by provider:
+    Grove ``…-<comp>-ldr-0.<svc>`` -> ``…-<comp>-wkr-<rank-1>.<svc>``; LWS ``<lws>-<g>.<lws>.<ns>``
+    -> ``<lws>-<g>-<rank>.<lws>.<ns>`` (there is no portable alias for worker addresses)."""
+    if orchestrator == "grove":
+        return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/-ldr-0\\./-wkr-{index - 1}\\./')"
+    return f"$(echo \"$DYNAMO_LEADER_ADDRESS\" | sed 's/\\./-{index}\\./')"
+
+
+def role_command(role: str, *, nodes: int, gpus_per_node: int, orchestrator: str, launch: str) -> List[str]:
+    """``[/bin/sh, -c, script]`` for a TRT-LLM role: the worker runs sshd on port 2222 (the operator
+    probes it there), the leader waits for the workers' DNS and runs ``mpirun`` over all pods."""
+    if role == "worker":
+        return ["/bin/sh", "-c", " && ".join(_ROLE_SSH_CLIENT + _ROLE_SSHD)]
+    workers = " ".join(_worker_host_expr(orchestrator, i) for i in range(1, nodes))
+    wait = (f'HOSTS="$DYNAMO_LEADER_ADDRESS"; for w in {workers}; do HOSTS="$HOSTS,$w"; '
+            'until getent hosts "$w" >/dev/null 2>&1; do echo "waiting for DNS of $w"; sleep 2; done; done')
+    mpirun = (f'mpirun $([ "$(id -u)" = "0" ] && echo --allow-run-as-root) --oversubscribe '
+              f"-n {nodes * gpus_per_node} -H \"$HOSTS\" --mca pml ob1 "
+              f"--mca plm_rsh_args \"-p {SSH_PORT} -o StrictHostKeyChecking=no -i $HOME/.ssh/id_rsa\" "
+              "-x HF_TOKEN -x HF_HOME -x PATH -x LD_LIBRARY_PATH -x PYTHONPATH -x HOME "
+              f"bash -c 'trtllm-llmapi-launch {launch}'")
+    return ["/bin/sh", "-c", " && ".join(_ROLE_SSH_CLIENT + [wait, mpirun])]

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
-from . import selection, versions, vllm
+from . import api, selection, sglang, versions, vllm
 from .context import Decision
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
-TOPOLOGY_SINCE = "1.6.0"
 _TOPOLOGY_REF = re.compile(r"\$\((DYNAMO_RANK|DYNAMO_LEADER_ADDRESS)\)")
 # Flag spellings operators <= 1.5 do not parse (exact `--flag value` tokens only).
 _IGNORED_FORM = re.compile(
@@ -23,8 +22,6 @@ _IGNORED_FORM = re.compile(
     r"|-tp|-pp|-dp|-tp=\S*|-pp=\S*|-dp=\S*"
     r"|--tensor_parallel_size(?:=\S*)?|--pipeline_parallel_size(?:=\S*)?|--data_parallel_size(?:=\S*)?)$"
 )
-_SGLANG_TP = ("--tp-size", "--tp", "--tensor-parallel-size")
-_SGLANG_PP = ("--pp-size", "--pipeline-parallel-size")
 
 
 def finding(code: str, severity: str, component: Optional[str], message: str, hint: str) -> dict:
@@ -61,9 +58,9 @@ def topology_refs_unavailable(name: str, text: str, origin: Optional[str], opera
     refs = sorted(set(_TOPOLOGY_REF.findall(text)))
     if not refs:
         return []
-    if versions.at_least(origin, TOPOLOGY_SINCE) and versions.at_least(operator_version, TOPOLOGY_SINCE):
+    if versions.at_least(origin, api.TOPOLOGY_SINCE) and versions.at_least(operator_version, api.TOPOLOGY_SINCE):
         return []
-    why = (f"operator {operator_version} is older than 1.6.0" if not versions.at_least(operator_version, TOPOLOGY_SINCE)
+    why = (f"operator {operator_version} is older than 1.6.0" if not versions.at_least(operator_version, api.TOPOLOGY_SINCE)
            else f"the DGD's origin version is {origin!r}, not >= 1.6.0")
     return [finding(
         "topology-vars-unavailable", ERROR, name,
@@ -75,7 +72,7 @@ def topology_refs_unavailable(name: str, text: str, origin: Optional[str], opera
 
 
 def vllm_flag_forms(name: str, tokens: List[str], operator_version: str) -> List[dict]:
-    if versions.at_least(operator_version, vllm.FLAG_NORMALIZATION_SINCE):
+    if versions.at_least(operator_version, api.VLLM_FLAG_NORMALIZATION_SINCE):
         return []
     bad = [t for t in tokens if _IGNORED_FORM.match(t)]
     if not bad:
@@ -120,8 +117,8 @@ def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], 
                 f"--data-parallel-size {capacity} (data parallel); otherwise drop multinode and raise replicas.",
             )]
     if backend == "sglang":
-        tp = next((_int_after(tokens, f) for f in _SGLANG_TP if f in tokens), 1)
-        pp = next((_int_after(tokens, f) for f in _SGLANG_PP if f in tokens), 1)
+        tp = next((_int_after(tokens, f) for f in sglang.TP_FLAGS if f in tokens), 1)
+        pp = next((_int_after(tokens, f) for f in sglang.PP_FLAGS if f in tokens), 1)
         if tp * pp != capacity:
             return [finding(
                 "parallelism-mismatch", _short(tp * pp, capacity), name,

@@ -10,12 +10,6 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
-# Each modelled line and what it was modelled from (see docs/versions.md).
-MODELLED = {
-    "1.4": "read from operator code (release line before the workload-provider annotation)",
-    "1.5": "read from operator code (main @2a6da14c, chart 1.5.0)",
-    "1.6": "from the 1.6.0 docs: DYNAMO_RANK / DYNAMO_LEADER_ADDRESS, role pod templates",
-}
 NEWEST = "1.6.0"
 
 _SEMVER = re.compile(

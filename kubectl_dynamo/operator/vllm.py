@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from . import versions
+from . import api, versions
 from .context import LEADER, MAIN, WORKER, Decision, RoleContext
+from .deployer import LEADER_REF, RANK_REF
 from .flags import inject_flags_into_container_command
 from .quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
 
@@ -27,10 +28,6 @@ DP_RPC_PORT = "13445"
 MP_MASTER_PORT = "29500"
 DEFAULT_CACHE_PATH = "/root/.cache/vllm"
 
-ANN_EXECUTOR_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
-ANN_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"
-MP_ORIGIN_SINCE = "1.0.0"
-FLAG_NORMALIZATION_SINCE = "1.6.0"
 
 TP, PP, DP = "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size"
 DP_LOCAL, DP_BACKEND = "--data-parallel-size-local", "--data-parallel-backend"
@@ -86,7 +83,7 @@ def normalize_flags(tokens: List[str]) -> List[str]:
 
 def launch_tokens(container: dict, operator_version: Optional[str]) -> List[str]:
     tokens = expanded_args(container)
-    if versions.at_least(operator_version, FLAG_NORMALIZATION_SINCE):
+    if versions.at_least(operator_version, api.VLLM_FLAG_NORMALIZATION_SINCE):
         tokens = normalize_flags(tokens)
     return tokens
 
@@ -105,22 +102,22 @@ def flag_value(tokens: List[str], flag: str) -> int:
 
 def should_use_mp(annotations: Dict[str, str]) -> bool:
     """Annotation mp/ray wins (case-insensitive); else mp iff origin version >= 1.0.0."""
-    value = (annotations.get(ANN_EXECUTOR_BACKEND) or "").lower()
+    value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
         return value == "mp"
-    return versions.at_least(annotations.get(ANN_ORIGIN_VERSION), MP_ORIGIN_SINCE)
+    return versions.at_least(annotations.get(api.ANN_ORIGIN_VERSION), api.VLLM_MP_ORIGIN_SINCE)
 
 
 def _mp_reason(annotations: Dict[str, str]) -> str:
-    value = (annotations.get(ANN_EXECUTOR_BACKEND) or "").lower()
+    value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
-        return f"{ANN_EXECUTOR_BACKEND}: {value}"
-    origin = annotations.get(ANN_ORIGIN_VERSION)
+        return f"{api.ANN_VLLM_EXECUTOR_BACKEND}: {value}"
+    origin = annotations.get(api.ANN_ORIGIN_VERSION)
     if origin is None:
         return "no origin-version annotation, so Ray"
-    if versions.at_least(origin, MP_ORIGIN_SINCE):
-        return f"origin version {origin} >= {MP_ORIGIN_SINCE}, so mp"
-    return f"origin version {origin!r} is not >= {MP_ORIGIN_SINCE}, so Ray"
+    if versions.at_least(origin, api.VLLM_MP_ORIGIN_SINCE):
+        return f"origin version {origin} >= {api.VLLM_MP_ORIGIN_SINCE}, so mp"
+    return f"origin version {origin!r} is not >= {api.VLLM_MP_ORIGIN_SINCE}, so Ray"
 
 
 def command_line_has(container: dict, flag: str, value: str) -> bool:
@@ -130,6 +127,13 @@ def command_line_has(container: dict, flag: str, value: str) -> bool:
         if tok == f"{flag}={value}" or (tok == flag and i + 1 < len(tokens) and tokens[i + 1] == value):
             return True
     return False
+
+
+def _args_have(container: dict, flag: str, value: str) -> bool:
+    """``containerHasArg``: ``flag value`` / ``flag=value`` inside an arg, or as two args."""
+    args = container.get("args") or []
+    return any(f"{flag} {value}" in a or f"{flag}={value}" in a or (a == flag and i + 1 < len(args) and args[i + 1] == value)
+               for i, a in enumerate(args))
 
 
 def _single_pod_elastic_ep(container: dict) -> bool:
@@ -171,6 +175,22 @@ def decide(container: dict, ctx: RoleContext) -> Decision:
     if gpus == 0:
         return Decision("none", "no GPU request on the main container, so no parallelism flags are injected")
     return Decision("none", f"TP×PP×DP = {world * dp} fits in {gpus} GPUs/pod; no flags injected")
+
+
+# ---- authoring (generate / upgrade --role-templates) ---------------------------------------------
+
+TOPOLOGY_MARKERS = ("--node-rank", "--nnodes")  # an authored launch already wires the topology
+
+
+def engine_args(model: str, tp: int, pp: int, disaggregation_mode: Optional[str]) -> List[str]:
+    args = ["--model", model, TP, str(tp)] + ([PP, str(pp)] if pp > 1 else [])
+    return args + (["--disaggregation-mode", disaggregation_mode] if disaggregation_mode else [])
+
+
+def role_args(nodes: int, role: str) -> List[str]:
+    """An authored 1.6 role template's mp flags (the operator adds ``--master-port=29500``)."""
+    args = [EXECUTOR, "mp", "--nnodes", str(nodes), "--node-rank", RANK_REF, "--master-addr", LEADER_REF]
+    return args + (["--headless"] if role == WORKER else [])
 
 
 # ---- rendering -----------------------------------------------------------------------------
@@ -255,6 +275,12 @@ def _append_env(container: dict, env: dict) -> None:
 
 def update_container(container: dict, ctx: RoleContext) -> Decision:
     """Mutate the main container as vLLM's UpdateContainer does; return the chosen mode."""
+    if ctx.inter_pod_gms:
+        # Engines load weights from the rank's GMS weight-server pod.
+        if not _args_have(container, "--load-format", "gms"):
+            inject_flags_into_container_command(container, "--load-format gms", False, "vllm")
+        if ctx.inter_pod_failover:
+            _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})
     decision = decide(container, ctx)
     if ctx.multinode:
         if ctx.role_templates:

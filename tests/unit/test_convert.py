@@ -13,13 +13,9 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from kubectl_dynamo.operator.convert import (
-    ANN_DGD_SPEC,
-    API_V1ALPHA1,
-    API_V1BETA1,
-    is_dgd,
-    to_v1beta1,
-)
+from kubectl_dynamo.operator.api import V1ALPHA1 as API_V1ALPHA1
+from kubectl_dynamo.operator.api import V1BETA1 as API_V1BETA1
+from kubectl_dynamo.operator.convert import ANN_DGD_SPEC, is_dgd, to_v1beta1
 
 REPO = Path(__file__).resolve().parents[2]
 CRD = REPO / "kubectl_dynamo" / "data" / "crds" / "nvidia.com_dynamographdeployments.yaml"

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from kubectl_dynamo import generate as gen
 from kubectl_dynamo.cli import PROG, cli
 from kubectl_dynamo.errors import DynamoError
+from kubectl_dynamo.operator import api as op_api
 from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.schema import pod_template_errors, schema_errors
 from tests.conftest import run_cli
@@ -52,8 +53,8 @@ def judge(doc, orchestrator, operator_version=gen.DEFAULT_OPERATOR_VERSION):
 
 
 MATRIX = [(b, o, rt, api, dis) for b, o, rt, api, dis in itertools.product(
-    gen.BACKENDS, gen.ORCHESTRATORS, (False, True), gen.API_VERSIONS, (False, True))
-    if not (rt and api == gen.API_V1ALPHA1)]  # refused: roles do not exist in v1alpha1
+    op_api.BACKENDS, gen.ORCHESTRATORS, (False, True), gen.API_VERSIONS, (False, True))
+    if not (rt and api == op_api.V1ALPHA1)]  # refused: roles do not exist in v1alpha1
 
 
 @pytest.mark.parametrize("backend,orchestrator,role_templates,api,disaggregated", MATRIX)
@@ -75,8 +76,8 @@ def test_generate_matrix_validates_and_explains_clean(backend, orchestrator, rol
     expected_provider = "grove" if orchestrator == "grove" else "component"
     assert report["provider"] == expected_provider
     anns = doc["metadata"].get("annotations") or {}
-    assert (anns.get(gen.ANN_ENABLE_GROVE) == "false") == (orchestrator == "lws")
-    assert (anns.get(gen.ANN_KAI_QUEUE) == "team-a") == (orchestrator == "grove")
+    assert (anns.get(op_api.ANN_ENABLE_GROVE) == "false") == (orchestrator == "lws")
+    assert (anns.get(op_api.ANN_KAI_QUEUE) == "team-a") == (orchestrator == "grove")
 
 
 def test_role_templates_match_the_seed_example():
@@ -113,7 +114,7 @@ def test_sglang_and_trtllm_role_templates():
 
 
 def test_without_role_templates_the_operator_owns_topology():
-    for backend in gen.BACKENDS:
+    for backend in op_api.BACKENDS:
         doc = gen.build(spec(backend=backend))
         args = " ".join(doc["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]["args"])
         for flag in ("--nnodes", "--node-rank", "--master-addr", "--dist-init-addr", "DYNAMO_"):
@@ -121,7 +122,7 @@ def test_without_role_templates_the_operator_owns_topology():
 
 
 def test_v1alpha1_shape():
-    doc = gen.build(spec(api_version=gen.API_V1ALPHA1, compilation_cache=("cache", None), shared_memory="8Gi"))
+    doc = gen.build(spec(api_version=op_api.V1ALPHA1, compilation_cache=("cache", None), shared_memory="8Gi"))
     svc = doc["spec"]["services"]["worker"]
     assert svc["resources"] == {"limits": {"gpu": "8"}}
     assert svc["extraPodSpec"]["mainContainer"]["command"] == ["python3", "-m", "dynamo.vllm"]
@@ -155,7 +156,7 @@ def test_invalid_gpu_arithmetic_shows_nearest_choices(nodes, gpus, tp, pp, expec
 
 @pytest.mark.parametrize("kw,message", [
     (dict(role_templates=True, operator_version="1.5.0"), "needs Dynamo operator >= 1.6.0"),
-    (dict(role_templates=True, api_version=gen.API_V1ALPHA1), "needs nvidia.com/v1beta1"),
+    (dict(role_templates=True, api_version=op_api.V1ALPHA1), "needs nvidia.com/v1beta1"),
     (dict(backend="sglang", compilation_cache=("c", None)), "needs PVC:PATH"),
     (dict(queue="q", orchestrator="lws"), "only Grove uses"),
     (dict(worker_image="x"), "need --role-templates"),

@@ -301,7 +301,12 @@ class TestPodSpec:
         c = explain_dgd(dgd([fe]))["components"][0]
         assert (c["backend"], c["mode"], c["multinode"]) == ("noop", "single-node", False)
         assert [x["name"] for x in c["roles"]] == ["main"]
-        assert "livenessProbe" not in c["roles"][0]["podSpec"]["containers"][0]
+        # The frontend's own defaults, not the worker's (goldens/cases/component-types.json, types/Frontend;
+        # ai-dynamo/dynamo component_frontend.go @2a6da14c).
+        main = c["roles"][0]["podSpec"]["containers"][0]
+        assert main["livenessProbe"]["httpGet"] == {"path": "/live", "port": "http"}
+        assert main["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+        assert "DYN_SYSTEM_ENABLED" not in env_of(main)
 
     def test_compilation_cache_vllm_default(self):
         comp = decode(nodes=None, compilationCache={"pvcName": "cache"})

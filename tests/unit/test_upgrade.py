@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from kubectl_dynamo import upgrade as up
 from kubectl_dynamo.cli import PROG, cli
 from kubectl_dynamo.errors import DynamoError
+from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.schema import schema_errors
 from tests.conftest import run_cli
@@ -27,17 +28,33 @@ def plain_docs(text):
     return [d for d in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
 
 
-def pods(doc):
+def pods(doc, untyped=()):
+    """Rendered pod specs; for ``untyped`` components without DYN_COMPONENT (see below)."""
     report = explain_dgd(doc)
-    return {(c["name"], r["name"]): r["podSpec"] for c in report["components"] for r in c["roles"]}
+    out = {(c["name"], r["name"]): r["podSpec"] for c in report["components"] for r in c["roles"]}
+    for (comp, _), spec in out.items():
+        if comp in untyped:
+            for c in spec["containers"]:
+                c["env"] = [e for e in c.get("env", []) if e["name"] != "DYN_COMPONENT"]
+    return out
+
+
+def untyped_components(doc):
+    """v1alpha1 componentType values v1beta1's enum rejects (default, main): the operator keeps them
+    when converting a stored object (DYN_COMPONENT=default, goldens/corpus/v1.0.1/
+    examples_backends_mocker_deploy_hplanner-mocker-test.json), but a v1beta1 manifest cannot carry
+    them, so the upgraded component renders without DYN_COMPONENT -- with a warning."""
+    return {n for n, s in (doc["spec"].get("services") or {}).items()
+            if (s or {}).get("componentType") not in (None, *api.COMPONENT_TYPES)}
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    """{file name: (original text, Result, forced)}: each file parsed and upgraded once.
+    """{file name: (original text, Result, unhomed)}: each file parsed and upgraded once (default:
+    fields without a v1beta1 home are kept as the operator keeps them).
 
-    ``forced`` files are those where the conversion reports an error (a field without a v1beta1
-    home, e.g. spec.pvcs); the cheap plain-dict conversion finds them so ruamel runs once per file.
+    ``unhomed`` files are those a strict conversion refuses (a field without a v1beta1 home, e.g.
+    spec.pvcs); the cheap plain-dict conversion finds them so ruamel runs once per file.
     """
     from kubectl_dynamo.operator.convert import is_dgd, to_v1beta1
 
@@ -45,14 +62,14 @@ def corpus():
     out = {}
     for path in FILES:
         text = path.read_text()
-        forced = any(p["severity"] == "error" for d in plain_docs(text) if is_dgd(d) for p in to_v1beta1(d)[1])
-        out[path.name] = (text, up.upgrade_text(text, up.Options(force=forced)), forced)
+        unhomed = any(p["severity"] == "error" for d in plain_docs(text) if is_dgd(d) for p in to_v1beta1(d)[1])
+        out[path.name] = (text, up.upgrade_text(text, up.Options()), unhomed)
     return out
 
 
 def test_corpus_every_v1alpha1_dgd_upgrades_and_renders_the_same(corpus):
     dgds = 0
-    for name, (text, result, forced) in corpus.items():
+    for name, (text, result, _) in corpus.items():
         before, after = plain_docs(text), plain_docs(result.text)
         assert len(before) == len(after), name
         for old, new in zip(before, after):
@@ -62,27 +79,30 @@ def test_corpus_every_v1alpha1_dgd_upgrades_and_renders_the_same(corpus):
             dgds += 1
             assert old["apiVersion"] == "nvidia.com/v1alpha1" and new["apiVersion"] == "nvidia.com/v1beta1"
             assert schema_errors(new) == [], name
-            assert pods(old) == pods(new), f"{name}: rendered pods differ"
+            untyped = untyped_components(old)
+            assert pods(old, untyped) == pods(new, untyped), f"{name}: rendered pods differ"
+            warned = {p["path"] for d in result.documents for p in d.problems}
+            assert all(any(w.endswith(f"{c}.componentType") for w in warned) for c in untyped), name
             if "pvcs" in old["spec"]:  # kept where the operator keeps round-trip data
                 assert json.loads(new["metadata"]["annotations"]["nvidia.com/dgd-spec"])["spec"]["pvcs"]
     assert dgds >= 80
 
 
 def test_corpus_second_upgrade_is_a_no_op(corpus):
-    for name, (_, result, forced) in corpus.items():
-        again = up.upgrade_text(result.text, up.Options(force=forced))
+    for name, (_, result, _) in corpus.items():
+        again = up.upgrade_text(result.text, up.Options(strict=True))
         assert again.text == result.text and not again.changed, name
         assert all(not d.changed and not d.problems for d in again.documents), name
 
 
-def test_corpus_unforced_conversion_refuses_and_names_the_path(corpus):
-    forced = {n for n, (_, _, f) in corpus.items() if f}
-    for name in sorted(forced)[:3]:
+def test_corpus_strict_conversion_refuses_and_names_the_path(corpus):
+    unhomed = {n for n, (_, _, f) in corpus.items() if f}
+    for name in sorted(unhomed)[:3]:
         with pytest.raises(up.UpgradeError) as err:
-            up.upgrade_text(corpus[name][0], up.Options())
+            up.upgrade_text(corpus[name][0], up.Options(strict=True))
         assert err.value.problems and all(p["path"] for p in err.value.problems)
-    assert "recipes_llama-3-70b_vllm_agg_deploy.yaml" in forced  # spec.pvcs
-    for name in forced:
+    assert "recipes_llama-3-70b_vllm_agg_deploy.yaml" in unhomed  # spec.pvcs
+    for name in unhomed:
         result = corpus[name][1]
         warnings = [p for d in result.documents for p in d.problems if p["severity"] == "warning"]
         assert any(p["path"] == "spec.pvcs" for p in warnings), name
@@ -136,13 +156,14 @@ def test_v1beta1_input_is_returned_byte_for_byte():
 
 # ------------------------------------------------------------------------------ nothing dropped in silence
 
-def test_field_without_a_home_is_an_error_naming_its_path():
+def test_field_without_a_home_is_kept_with_a_warning_or_refused_when_strict():
     text = (CORPUS / "v1.0.1" / "recipes_llama-3-70b_vllm_agg_deploy.yaml").read_text()
     with pytest.raises(up.UpgradeError) as err:
-        up.upgrade_text(text, up.Options())
-    assert "spec.pvcs" in str(err.value) and "--force" in str(err.value)
-    forced = up.upgrade_text(text, up.Options(force=True))
-    dgd = next(d for d in plain_docs(forced.text) if d.get("kind") == "DynamoGraphDeployment")
+        up.upgrade_text(text, up.Options(strict=True))
+    assert "spec.pvcs" in str(err.value) and "--strict" in str(err.value)
+    kept = up.upgrade_text(text, up.Options())
+    assert any(p["path"] == "spec.pvcs" and p["severity"] == "warning" for d in kept.documents for p in d.problems)
+    dgd = next(d for d in plain_docs(kept.text) if d.get("kind") == "DynamoGraphDeployment")
     saved = json.loads(dgd["metadata"]["annotations"]["nvidia.com/dgd-spec"])
     assert saved["spec"]["pvcs"]
 
@@ -193,7 +214,7 @@ def test_alias_forms(expr, expected):
                                   "examples_backends_trtllm_deploy_disagg-multinode.yaml"])
 def test_role_templates_rewrite(name):
     text = (CORPUS / "v1.0.1" / name).read_text()
-    result = up.upgrade_text(text, up.Options(force=True, role_templates=True))
+    result = up.upgrade_text(text, up.Options(role_templates=True))
     dgd = next(d for d in plain_docs(result.text) if d.get("kind") == "DynamoGraphDeployment")
     assert schema_errors(dgd) == []
     report = explain_dgd(dgd)
@@ -223,8 +244,8 @@ def test_old_origin_annotation_is_dropped_when_rewriting():
         '    nvidia.com/enable-grove: "false"\n',
         '    nvidia.com/enable-grove: "false"\n    nvidia.com/dynamo-operator-origin-version: "1.4.0"\n')
     result = up.upgrade_text(text, up.Options(topology_aliases=True))
-    assert up.ANN_ORIGIN not in result.text
-    assert any(r["path"].endswith(up.ANN_ORIGIN) for d in result.documents for r in d.rewrites)
+    assert api.ANN_ORIGIN_VERSION not in result.text
+    assert any(r["path"].endswith(api.ANN_ORIGIN_VERSION) for d in result.documents for r in d.rewrites)
 
 
 # ------------------------------------------------------------------------------ live helpers
@@ -234,7 +255,7 @@ def test_authored_version_and_manifest_from_live():
                "metadata": {"name": "x", "namespace": "ns"}, "spec": {"services": {}}}
     live = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
             "metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "1",
-                         "annotations": {up.LAST_APPLIED: json.dumps(applied), up.ANN_ORIGIN: "1.4.0"},
+                         "annotations": {up.LAST_APPLIED: json.dumps(applied), api.ANN_ORIGIN_VERSION: "1.4.0"},
                          "managedFields": [{"manager": "kubectl-client-side-apply",
                                             "apiVersion": "nvidia.com/v1alpha1"}]},
             "spec": {"components": []}, "status": {"state": "ready"}}
@@ -291,15 +312,15 @@ def test_cli_write_shows_the_diff_first_keeps_a_backup_and_replaces(tmp_path):
     assert code == 0 and "nothing to change" in err
 
 
-def test_cli_write_refuses_to_lose_fields_and_writes_nothing(tmp_path):
+def test_cli_write_strict_refuses_to_lose_fields_and_writes_nothing(tmp_path):
     src = tmp_path / "recipe.yaml"
     original = (CORPUS / "v1.0.1" / "recipes_llama-3-70b_vllm_agg_deploy.yaml").read_text()
     src.write_text(original)
-    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write")
+    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write", "--strict")
     assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "spec.pvcs" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert src.read_text() == original and not (tmp_path / "recipe.yaml.bak").exists()
-    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write", "--force")
+    proc = run_cli("upgrade", "dgd", "-f", str(src), "--write")
     assert proc.returncode == 0 and "warning: DynamoGraphDeployment/" in proc.stderr and "spec.pvcs" in proc.stderr
 
 

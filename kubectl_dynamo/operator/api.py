@@ -1,0 +1,58 @@
+"""The Dynamo operator's API surface in one place: API versions, annotations, labels, env names,
+component types, backends and the version cut-offs the simulation switches on.
+
+Values: ai-dynamo/dynamo@2a6da14c deploy/operator/internal/consts/consts.go and api/v1beta1 (the
+1.5-era operator); the 1.6 cut-offs are from the 1.6.0 documentation (docs/versions.md).
+"""
+
+from __future__ import annotations
+
+GROUP = "nvidia.com"
+V1ALPHA1 = "nvidia.com/v1alpha1"
+V1BETA1 = "nvidia.com/v1beta1"
+DGD_KIND = "DynamoGraphDeployment"
+
+# -- DGD annotations --------------------------------------------------------------------------
+ANN_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"  # stamped on CREATE, immutable
+ANN_WORKLOAD_PROVIDER = "nvidia.com/workload-provider"  # grove | component, stamped on CREATE (>= 1.5)
+ANN_ENABLE_GROVE = "nvidia.com/enable-grove"
+ANN_KAI_QUEUE = "nvidia.com/kai-scheduler-queue"
+ANN_VOLCANO_QUEUE = "nvidia.com/volcano-queue"
+ANN_ENABLE_METRICS = "nvidia.com/enable-metrics"
+ANN_DISCOVERY_BACKEND = "nvidia.com/dynamo-discovery-backend"
+ANN_KUBE_DISCOVERY_MODE = "nvidia.com/dynamo-kube-discovery-mode"
+ANN_VLLM_EXECUTOR_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
+ANN_WORKER_HASH_V2 = "nvidia.com/current-worker-hash-v2"
+ANN_ISTIO_SIDECAR_INJECT = "sidecar.istio.io/inject"
+# DGD annotations copied into every component's pod-template annotations (component wins).
+PROPAGATED_ANNOTATIONS = (
+    ANN_ENABLE_METRICS, ANN_DISCOVERY_BACKEND, ANN_KUBE_DISCOVERY_MODE, ANN_ORIGIN_VERSION,
+    ANN_VLLM_EXECUTOR_BACKEND,
+)
+
+# -- labels -----------------------------------------------------------------------------------
+LABEL_DGD = "nvidia.com/dynamo-graph-deployment-name"
+LABEL_COMPONENT = "nvidia.com/dynamo-component"
+LABEL_COMPONENT_TYPE = "nvidia.com/dynamo-component-type"
+LABEL_DYNAMO_NAMESPACE = "nvidia.com/dynamo-namespace"
+LABEL_WORKER_HASH = "nvidia.com/dynamo-worker-hash"
+LABEL_KAI_QUEUE = "kai.scheduler/queue"
+
+# -- env --------------------------------------------------------------------------------------
+ENV_WORKER_SUFFIX = "DYN_NAMESPACE_WORKER_SUFFIX"
+
+# -- component types and backends -------------------------------------------------------------
+WORKER_TYPES = ("worker", "prefill", "decode")
+COMPONENT_TYPES = ("frontend", "worker", "prefill", "decode", "planner", "epp")
+BACKENDS = ("vllm", "sglang", "trtllm")
+NOOP = "noop"
+GPU_RESOURCE = "nvidia.com/gpu"
+MPI_SSH_SECRET_DEFAULT = "mpi-run-ssh-secret"
+
+# -- version cut-offs (operator version unless noted) ------------------------------------------
+LWS_KUBELET_FORM_SINCE = "1.1.0"  # $(LWS_LEADER_ADDRESS) instead of "$LWS_LEADER_ADDRESS" (see lws.py)
+PROVIDER_ANNOTATION_SINCE = "1.5.0"
+VLLM_MP_ORIGIN_SINCE = "1.0.0"  # origin version: vLLM multinode defaults to mp instead of Ray
+TOPOLOGY_SINCE = "1.6.0"  # operator and origin: DYNAMO_RANK / DYNAMO_LEADER_ADDRESS
+ROLE_TEMPLATES_SINCE = "1.6.0"  # components[].roles[].podTemplate
+VLLM_FLAG_NORMALIZATION_SINCE = "1.6.0"
