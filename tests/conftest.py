@@ -50,6 +50,12 @@ class Sandbox:
             self.stop_controllers(*names)
             raise AssertionError(f"scripts/sandbox start {' '.join(names)} failed:\n{proc.stderr[-4000:]}")
 
+    def start_controllers_in_background(self, *names: str, env: dict | None = None) -> subprocess.Popen:
+        """The same, not waited for: with ``SANDBOX_INSTALL_APIS=0`` it waits for a chart being
+        installed meanwhile to declare their webhooks. Wait on the result, then ``stop_controllers``."""
+        return subprocess.Popen(["bash", str(SANDBOX), "start", str(self.dir), *names], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+
     def stop_controllers(self, *names: str) -> None:
         """Remove their webhook configurations (a pod webhook of a stopped server with failurePolicy
         Fail would refuse every later pod), then stop exactly their processes."""

@@ -180,7 +180,29 @@ def test_grove_and_kai_separately(sandbox, helm, helm_env, chart_dir, clean):
     assert_nothing_changes(sandbox, helm, helm_env, rels)
 
 
-def test_lws_and_volcano_with_the_real_charts(sandbox, helm, helm_env, real_chart_dir, clean, tmp_path):
+@pytest.fixture
+def volcano_admission(sandbox, clean):
+    """The real Volcano admission, serving the chart's webhooks as soon as the Volcano chart declared
+    them. In a cluster its Deployment serves them before the LWS chart creates a pod; here a
+    Deployment runs nothing, and the chart's pods/mutate webhook (failurePolicy Fail, every namespace
+    but its own and kube-system) would refuse the LWS controller's pod."""
+    proc = sandbox.start_controllers_in_background("volcano-admission", env={"SANDBOX_INSTALL_APIS": "0"})
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:  # still waiting for a chart that never came
+            proc.terminate()
+            proc.wait(timeout=30)
+        sandbox.stop_controllers("volcano-admission")
+
+
+def served_by(proc, timeout=120) -> None:
+    """The background start succeeded (its stderr says why not)."""
+    _, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"scripts/sandbox start volcano-admission failed:\n{err[-3000:]}"
+
+
+def test_lws_and_volcano_with_the_real_charts(sandbox, helm, helm_env, real_chart_dir, volcano_admission, tmp_path):
     args = (*REAL, "--chart-source", str(real_chart_dir))
     dry = install(sandbox, helm, helm_env, *args, "--dry-run", "-o", "json")
     assert dry.returncode == 0, dry.stderr
@@ -217,9 +239,11 @@ def test_lws_and_volcano_with_the_real_charts(sandbox, helm, helm_env, real_char
     # Now the real controllers, out of cluster, serve what the charts declared: the chart's LWS
     # configuration and its webhook configurations (rewritten to loopback), Volcano's admission
     # webhooks, CRDs and all; nothing is applied besides.
+    served_by(volcano_admission)
     lws_config = tmp_path / "lws-config.yaml"
     lws_config.write_text(config)
-    sandbox.start_controllers(*CONTROLLERS, env={"SANDBOX_INSTALL_APIS": "0", "SANDBOX_LWS_CONFIG": str(lws_config)})
+    others = tuple(c for c in CONTROLLERS if c != "volcano-admission")
+    sandbox.start_controllers(*others, env={"SANDBOX_INSTALL_APIS": "0", "SANDBOX_LWS_CONFIG": str(lws_config)})
     try:
         hook = json.loads(sandbox.kubectl("get", "mutatingwebhookconfiguration", "lws-mutating-webhook-configuration",
                                           "-o", "json").stdout)
@@ -227,34 +251,39 @@ def test_lws_and_volcano_with_the_real_charts(sandbox, helm, helm_env, real_char
         assert hook["webhooks"][1]["clientConfig"]["url"].endswith("/mutate--v1-pod")
         ns = "kd-install-real"
         sandbox.kubectl("create", "namespace", ns)
-        sandbox.kubectl("apply", "-f", "-", input=json.dumps(lws("srv", ns, replicas=1, size=2, gpus=1,
-                                                                 scheduler="volcano")))
-        pods = until("both pods of the group bound", lambda: (lambda p: p if len(p) == 2 and all(
-            x["spec"].get("nodeName") for x in p.values()) else None)(
+        queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": ns},
+                 "spec": {"weight": 1}}
+        sandbox.kubectl("apply", "-f", "-", input=json.dumps(queue))
+        sandbox.kubectl("annotate", "namespace", ns, f"scheduling.volcano.sh/queue-name={ns}")
+        # No schedulerName, as the Dynamo operator renders LWS templates: with the chart's admission on,
+        # schedulerName volcano would be refused before LWS creates the PodGroup (test_real_controllers.py).
+        sandbox.kubectl("apply", "-f", "-", input=json.dumps(lws("srv", ns, replicas=1, size=2)))
+        pods = until("both pods of the group Running", lambda: (lambda p: p if len(p) == 2 and all(
+            x["status"].get("phase") == "Running" for x in p.values()) else None)(
             {p["metadata"]["name"]: p for p in items(sandbox, "pods", "-n", ns, "-l", f"{NAME_LABEL}=srv")}))
-        # The chart's provider setting made a PodGroup (lws volcano_provider.go), its pod webhook put the
-        # group on each pod, and the Volcano scheduler bound them (cache.go "Scheduled" events).
+        # The chart's provider setting made a PodGroup (lws volcano_provider.go) and its pod webhook put
+        # the group on each pod; Volcano's podgroups/mutate webhook of its chart gave it the namespace's
+        # queue (volcano pkg/webhooks/admission/podgroups/mutate/mutate_podgroup.go).
         group = pods["srv-0"]["metadata"]["annotations"][GROUP_NAME_ANNOTATION]
         assert pods["srv-0-1"]["metadata"]["annotations"][GROUP_NAME_ANNOTATION] == group
         pg = json.loads(sandbox.kubectl("get", "podgroups.scheduling.volcano.sh", group, "-n", ns, "-o", "json").stdout)
-        assert pg["spec"]["minMember"] == 2
-        events = [e for e in items(sandbox, "events", "-n", ns, "--field-selector", "reason=Scheduled")
-                  if e["involvedObject"]["name"] in pods]
-        assert {e["source"].get("component") for e in events} == {"volcano"}, events
+        assert (pg["spec"]["minMember"], pg["spec"]["queue"]) == (2, ns)
 
         # Re-run: nothing to do; the queues are those the real Volcano created when it started.
         before = releases(sandbox, helm, helm_env)
         again = install(sandbox, helm, helm_env, *args, "--yes")
         assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
-        assert "volcano queues:  default, root" in again.stdout, again.stdout
+        assert f"volcano queues:  default, {ns}" in again.stdout, again.stdout  # default: the real scheduler's
         other = install(sandbox, helm, helm_env, *args, "--lws-version", "0.10.0", "--yes")
         assert other.returncode == 1
         assert (f"blocked: LeaderWorkerSet: release lws in lws-system differs from the plan (version {LWS_VERSION} "
                 f"-> 0.10.0); pass --upgrade to change it, or --lws-version {LWS_VERSION} to keep it") in other.stdout
         assert_nothing_changes(sandbox, helm, helm_env, before)
     finally:
-        sandbox.stop_controllers(*CONTROLLERS)
+        sandbox.stop_controllers(*others)
         sandbox.kubectl("delete", "namespace", "kd-install-real", "--ignore-not-found", "--wait=false", check=False)
+        sandbox.kubectl("delete", "queues.scheduling.volcano.sh", "kd-install-real", "--ignore-not-found",
+                        "--wait=false", check=False)
 
 
 def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
@@ -279,7 +308,7 @@ def never_ready(tmp_path):
     return f"lws={path}"
 
 
-def test_deployment_never_ready_times_out(sandbox, helm, helm_env, real_chart_dir, never_ready, clean):
+def test_deployment_never_ready_times_out(sandbox, helm, helm_env, real_chart_dir, never_ready, volcano_admission):
     args = (*REAL, "--chart-source", str(real_chart_dir), "--values", never_ready)
     t0 = time.monotonic()
     # 30s: long enough for Volcano's kwok pods on a loaded 2-core machine, short for a never-ready one.
@@ -292,9 +321,13 @@ def test_deployment_never_ready_times_out(sandbox, helm, helm_env, real_chart_di
     # Re-running repairs the failed release (here it fails again, at the same step: volcano is skipped).
     again = install(sandbox, helm, helm_env, *args, "--yes", "--timeout", "5s", "--dry-run")
     assert "[1/1] " in again.stdout and f"repair: release lws in lws-system is failed at {LWS_VERSION}" in again.stdout
+    # Never ready for the reason given: its pod exists (admitted) and no node matches it.
+    served_by(volcano_admission)
+    pod = items(sandbox, "pods", "-n", "lws-system")
+    assert [p["spec"]["nodeSelector"] for p in pod] == [{"kubectl-dynamo.test/never": "true"}]
 
 
-def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, real_chart_dir, never_ready, clean):
+def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, real_chart_dir, never_ready, volcano_admission):
     proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "install", *REAL,
                              "--chart-source", str(real_chart_dir), "--values", never_ready,
                              "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm,
