@@ -1,11 +1,14 @@
-"""Test charts shaped like the real ones, packaged with the real ``helm package``.
+"""The real LWS and Volcano charts, and test charts shaped like the real ones where no real chart is
+reachable here (Grove, KAI Scheduler, the Dynamo platform), packaged with the real ``helm package``.
 
-Each chart carries the real CRDs (tests/data/crds/<project>) and the controller objects an
+Real: ``real_charts`` packages ``charts/lws`` of sigs.k8s.io/lws and ``installer/helm/chart/volcano``
+of volcano.sh/volcano at the versions scripts/versions.env pins, as ``scripts/sandbox build`` caches
+them next to the controllers it builds from the same modules (Apache-2.0, LICENSE alongside).
+
+Shaped: each carries the real CRDs (tests/data/crds/<project>) and the controller objects an
 install leaves (world.py's ``controllers()``, templated with the release name and namespace), so
 ``install --chart-source DIR`` runs the very code path a user runs against the published charts:
-- grove-charts, kai-scheduler, lws: CRDs in crds/ (Helm installs them first and never deletes them);
-- volcano: CRDs rendered from templates, so they belong to the release (like the real chart);
-- lws: ``gangSchedulingManagement`` rendered into the ``<fullname>-manager-config`` ConfigMap;
+- grove-charts, kai-scheduler: CRDs in crds/ (Helm installs them first and never deletes them);
 - kai-scheduler: ``default-parent-queue``/``default-queue`` on install, kept on uninstall;
 - dynamo-platform: the operator Deployment + config ConfigMap from ``global.grove.*`` and
   ``global.kai-scheduler.*``, grove and kai as subcharts guarded by ``global.grove.install`` and
@@ -34,6 +37,46 @@ def helm_binary() -> str:
                           check=True).stdout.strip()
 
 
+def pinned(key: str) -> str:
+    """A version from scripts/versions.env (the one place it is pinned)."""
+    for line in (REPO / "scripts" / "versions.env").read_text().splitlines():
+        if line.startswith(f"{key}="):
+            return line.split("=", 1)[1].split()[0]
+    raise KeyError(key)
+
+
+def cached_chart(project: str) -> Path:
+    """The chart ``scripts/sandbox build`` copied out of the module next to the binaries."""
+    binary = {"lws": "lws", "volcano": "volcano-scheduler"}[project]
+    path = subprocess.run(["bash", str(SANDBOX), "bin", binary], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    chart = Path(path).parent / "chart"
+    assert (chart / "Chart.yaml").is_file(), f"{chart} is missing: run scripts/sandbox build"
+    return chart
+
+
+def real_charts(helm: str, out: Path, *, template_error: bool = False) -> Path:
+    """Package the real LWS and Volcano charts into ``out`` (the --chart-source directory);
+    ``template_error`` adds one template to the LWS chart that helm cannot render."""
+    src = out.parent / (out.name + "-src")
+    out.mkdir(parents=True, exist_ok=True)
+    lws, version = src / "lws", pinned("LWS_VERSION")
+    shutil.copytree(cached_chart("lws"), lws)
+    # What kubernetes-sigs/lws hack/push-chart.sh (v0.9.0) does to release a tag: image tag and chart
+    # version = the tag, pullPolicy IfNotPresent (the repository is already registry.k8s.io/lws/lws).
+    values = (lws / "values.yaml").read_text()
+    for old, new in (("    tag: main\n", f"    tag: {version}\n"),
+                     ("    pullPolicy: Always\n", "    pullPolicy: IfNotPresent\n")):
+        assert values.count(old) == 1, f"charts/lws/values.yaml no longer has {old!r}"
+        values = values.replace(old, new)
+    (lws / "values.yaml").write_text(values)
+    if template_error:
+        (lws / "templates" / "broken.yaml").write_text('{{ include "lws.no-such-template" . }}\n')
+    package(helm, lws, out, "--version", version, "--app-version", version)
+    package(helm, cached_chart("volcano"), out)  # published as is: Chart.yaml says 1.10.0
+    return out
+
+
 def _template(docs, replace=()) -> str:
     """YAML for templates/: the world objects with the release name/namespace put back as Helm
     expressions."""
@@ -43,7 +86,7 @@ def _template(docs, replace=()) -> str:
     return text
 
 
-def _deployments(project, version, rename=None, never_ready=False):
+def _deployments(project, version, rename=None):
     out = []
     for d in w.controllers(project, version):
         if d["kind"] != "Deployment":
@@ -53,11 +96,9 @@ def _deployments(project, version, rename=None, never_ready=False):
         if rename:
             d["metadata"]["name"] = rename(d["metadata"]["name"])
         for labels in (d["metadata"]["labels"], d["spec"]["template"]["metadata"]["labels"]):
-            for k, v in labels.items():
+            for k in labels:
                 if k in ("release", "app.kubernetes.io/instance"):
                     labels[k] = REL
-        if never_ready:  # no node matches: --wait runs into its timeout
-            d["spec"]["template"]["spec"]["nodeSelector"] = {"kubectl-dynamo.test/never": "true"}
         out.append(d)
     return out
 
@@ -106,49 +147,6 @@ def kai_chart(root: Path, version: str) -> Path:
                                         + _template(queues) + "{{- end }}\n"})
 
 
-def lws_chart(root: Path, version: str, never_ready=False, template_error=False) -> Path:
-    full = '{{ include "lws.fullname" . }}'
-    deps = _deployments("lws", version, rename=lambda n: "__FULL__-controller-manager", never_ready=never_ready)
-    config = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include "lws.fullname" . }}-manager-config\n'
-              '  namespace: {{ .Release.Namespace }}\ndata:\n  controller_manager_config.yaml: |\n'
-              '    apiVersion: config.lws.x-k8s.io/v1alpha1\n    kind: Configuration\n'
-              '    leaderElection:\n      leaderElect: true\n'
-              '    internalCertManagement:\n      enable: true\n'
-              '    {{- with .Values.gangSchedulingManagement }}\n    gangSchedulingManagement:\n'
-              '      {{- toYaml . | nindent 6 }}\n    {{- end }}\n')
-    files = {"Chart.yaml": _chart_yaml("lws", version),
-             "values.yaml": {"gangSchedulingManagement": {}, "enableDisaggregatedSet": False},
-             **_crds("lws"),
-             "templates/_helpers.tpl": ('{{- define "lws.fullname" -}}\n{{- if contains "lws" .Release.Name -}}\n'
-                                        '{{ .Release.Name }}\n{{- else -}}\n{{ .Release.Name }}-lws\n{{- end -}}\n'
-                                        '{{- end -}}\n'),
-             "templates/manager/deployment.yaml": _template(deps, replace=(("__FULL__", full),)),
-             "templates/manager/configmap.yaml": config}
-    if template_error:
-        files["templates/broken.yaml"] = '{{ include "lws.no-such-template" . }}\n'
-    return _write(root, files)
-
-
-def volcano_chart(root: Path, version: str) -> Path:
-    crd_templates = {}
-    files = {}
-    for f in w.crd_files("volcano"):
-        files[f"crd/bases/{f.name}"] = f
-        crd_templates[f"templates/crd-{f.stem}.yaml"] = f'{{{{ .Files.Get "crd/bases/{f.name}" }}}}\n'
-    deps = _deployments("volcano", f"v{version.lstrip('v')}",
-                        rename=lambda n: n.replace("volcano-", f"{REL}-", 1))
-    # The real scheduler creates queues root and default when it starts; no scheduler runs here, so
-    # post-install hooks stand in for it (hooks run after the CRDs in the release exist).
-    queues = w.volcano_queues()
-    for q in queues:
-        q["metadata"]["annotations"] = {"helm.sh/hook": "post-install", "helm.sh/hook-weight": "1",
-                                        "helm.sh/hook-delete-policy": "before-hook-creation"}
-    return _write(root, {"Chart.yaml": _chart_yaml("volcano", version, f"v{version.lstrip('v')}"),
-                         "values.yaml": {"basic": {"image_tag_version": f"v{version.lstrip('v')}"}},
-                         **files, **crd_templates, "templates/deployments.yaml": _template(deps),
-                         "templates/scheduler-queues.yaml": _template(queues)})
-
-
 def platform_chart(root: Path, version: str, grove_tgz: Path, kai_tgz: Path,
                    grove_version: str, kai_version: str) -> Path:
     op = w.dynamo_operator(version=version, ns=NS, release=REL)
@@ -194,23 +192,19 @@ def platform_chart(root: Path, version: str, grove_tgz: Path, kai_tgz: Path,
         "templates/kai.yaml": "\n".join(queue_hooks) + "\n"})
 
 
-def package(helm: str, chart_dir: Path, out: Path) -> Path:
-    proc = subprocess.run([helm, "package", str(chart_dir), "--destination", str(out)],
+def package(helm: str, chart_dir: Path, out: Path, *flags: str) -> Path:
+    proc = subprocess.run([helm, "package", str(chart_dir), "--destination", str(out), *flags],
                           capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise AssertionError(f"helm package {chart_dir.name} failed: {proc.stderr}")
     return Path(proc.stdout.strip().rsplit(" ", 1)[-1])
 
 
-def build_all(helm: str, out: Path, *, platform="1.6.0", grove="v0.1.0-alpha.15", kai="v0.17.0",
-              volcano="1.15.0", lws="0.10.0", lws_never_ready=False, lws_template_error=False) -> Path:
-    """Package every chart into ``out`` (the --chart-source directory); returns ``out``."""
+def build_all(helm: str, out: Path, *, platform="1.6.0", grove="v0.1.0-alpha.15", kai="v0.17.0") -> Path:
+    """Package the shaped Grove, KAI and platform charts into ``out`` (the --chart-source directory)."""
     src = out.parent / (out.name + "-src")
     out.mkdir(parents=True, exist_ok=True)
     grove_tgz = package(helm, grove_chart(src / "grove", grove), out)
     kai_tgz = package(helm, kai_chart(src / "kai", kai), out)
     package(helm, platform_chart(src / "platform", platform, grove_tgz, kai_tgz, grove, kai), out)
-    package(helm, volcano_chart(src / "volcano", volcano), out)
-    package(helm, lws_chart(src / "lws", f"v{lws.lstrip('v')}", never_ready=lws_never_ready,
-                            template_error=lws_template_error), out)
     return out

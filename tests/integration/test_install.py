@@ -1,9 +1,11 @@
 """``install`` with the real helm against the full sandbox (KCM, scheduler, kwok: ``--wait`` works).
 
-The charts are test charts shaped like the real ones (tests/integration/charts.py), installed
-through the same code path as the published charts via ``--chart-source``. Every test starts from
-and leaves a cluster without the orchestrators' releases and CRDs, so test_detect.py and these
-tests can run in any order on the shared sandbox.
+``--orchestrator lws`` installs the real LWS and Volcano charts (tests/integration/charts.py
+``real_charts``), and the real controllers built from the same modules then run what those charts
+declared. Grove, KAI and the Dynamo platform have no chart reachable here: test charts shaped like
+the real ones stand in. All go through ``--chart-source``, the code path of the published charts.
+Every test starts from and leaves a cluster without the orchestrators' releases and CRDs, so
+test_detect.py and these tests can run in any order on the shared sandbox.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import time
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import CONTROLLERS, REPO, run_cli
 from tests.integration import charts
 from tests.integration import world as w
+from tests.integration.real import GROUP_NAME_ANNOTATION, NAME_LABEL, items, lws, until
 
 pytestmark = pytest.mark.fullcluster
 
@@ -43,6 +46,17 @@ def helm():
 @pytest.fixture(scope="module")
 def chart_dir(tmp_path_factory, helm):
     return charts.build_all(helm, tmp_path_factory.mktemp("charts") / "out")
+
+
+@pytest.fixture(scope="module")
+def real_chart_dir(tmp_path_factory, helm):
+    return charts.real_charts(helm, tmp_path_factory.mktemp("real-charts") / "out")
+
+
+LWS_VERSION, VOLCANO_VERSION = charts.pinned("LWS_VERSION"), charts.pinned("VOLCANO_VERSION")
+# The versions of the real charts; install's defaults (LWS 0.10.0, Volcano 1.15.0) are not on the module proxy.
+REAL = ("--orchestrator", "lws", "--lws-version", LWS_VERSION.lstrip("v"),
+        "--volcano-version", VOLCANO_VERSION.lstrip("v"))
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +180,30 @@ def test_grove_and_kai_separately(sandbox, helm, helm_env, chart_dir, clean):
     assert_nothing_changes(sandbox, helm, helm_env, rels)
 
 
-def test_lws_and_volcano(sandbox, helm, helm_env, chart_dir, clean):
-    args = ("--orchestrator", "lws", "--chart-source", str(chart_dir))
+@pytest.fixture
+def volcano_admission(sandbox, clean):
+    """The real Volcano admission, serving the chart's webhooks as soon as the Volcano chart declared
+    them. In a cluster its Deployment serves them before the LWS chart creates a pod; here a
+    Deployment runs nothing, and the chart's pods/mutate webhook (failurePolicy Fail, every namespace
+    but its own and kube-system) would refuse the LWS controller's pod."""
+    proc = sandbox.start_controllers_in_background("volcano-admission", env={"SANDBOX_INSTALL_APIS": "0"})
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:  # still waiting for a chart that never came
+            proc.terminate()
+            proc.wait(timeout=30)
+        sandbox.stop_controllers("volcano-admission")
+
+
+def served_by(proc, timeout=120) -> None:
+    """The background start succeeded (its stderr says why not)."""
+    _, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"scripts/sandbox start volcano-admission failed:\n{err[-3000:]}"
+
+
+def test_lws_and_volcano_with_the_real_charts(sandbox, helm, helm_env, real_chart_dir, volcano_admission, tmp_path):
+    args = (*REAL, "--chart-source", str(real_chart_dir))
     dry = install(sandbox, helm, helm_env, *args, "--dry-run", "-o", "json")
     assert dry.returncode == 0, dry.stderr
     plan = json.loads(dry.stdout)
@@ -175,35 +211,84 @@ def test_lws_and_volcano(sandbox, helm, helm_env, chart_dir, clean):
                                                                                   (2, "lws", "install")]
     assert plan["result"] is None and releases(sandbox, helm, helm_env) == {}
 
-    proc = install(sandbox, helm, helm_env, *args, "--yes")
+    proc = install(sandbox, helm, helm_env, *args, "--yes", timeout=400)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "[2/2] " + helm + " upgrade --install lws " in proc.stdout
-    assert "APIs served:  leaderworkerset.x-k8s.io yes, disaggregatedset.x-k8s.io yes, scheduling.volcano.sh yes" \
-        in proc.stdout
-    assert "controllers:  lws healthy (v0.10.0), volcano healthy (v1.15.0)" in proc.stdout
-    assert "volcano queues:  default, root" in proc.stdout
-    assert "orchestrator lws, scheduler volcano" in proc.stdout
-    cfg = sandbox.kubectl("get", "configmap", "lws-manager-config", "-n", "lws-system",
-                          "-o", "jsonpath={.data.controller_manager_config\\.yaml}").stdout
-    assert "gangSchedulingManagement:\n  schedulerProvider: volcano" in cfg
-    # Volcano's CRDs belong to its release (templates), LWS's do not (crds/).
+    # The seed's commands (tests/data/seeds/multinode-orchestration.txt), `helm install` as
+    # `upgrade --install`, the local archive in place of the reference and its --version.
+    kube = f"--kubeconfig {sandbox.kubeconfig}"
+    assert (f"[1/2] {helm} upgrade --install volcano {real_chart_dir}/volcano-{VOLCANO_VERSION.lstrip('v')}.tgz "
+            f"-n volcano-system --create-namespace --wait --timeout 300s {kube}") in proc.stdout
+    assert (f"[2/2] {helm} upgrade --install lws {real_chart_dir}/lws-{LWS_VERSION}.tgz --namespace lws-system "
+            f"--create-namespace --set gangSchedulingManagement.schedulerProvider=volcano --wait --timeout 300s "
+            f"{kube}") in proc.stdout
+    rels = releases(sandbox, helm, helm_env)
+    assert {k: (v["chart"], v["status"]) for k, v in rels.items()} == {
+        ("volcano", "volcano-system"): (f"volcano-{VOLCANO_VERSION.lstrip('v')}", "deployed"),
+        ("lws", "lws-system"): (f"lws-{LWS_VERSION}", "deployed")}
+    assert "leaderworkerset.x-k8s.io" in served(sandbox) and "scheduling.volcano.sh" in served(sandbox)
+    # The --set reached the real chart's ConfigMap (charts/lws/templates/manager/configmap.yaml).
+    config = sandbox.kubectl("get", "configmap", "lws-manager-config", "-n", "lws-system",
+                             "-o", "jsonpath={.data.controller_manager_config\\.yaml}").stdout
+    assert "gangSchedulingManagement:\n  schedulerProvider: volcano" in config
+    # Volcano's CRDs are templates of its release, LWS's are in crds/ (Helm never owns those).
     crd = json.loads(sandbox.kubectl("get", "crd", "queues.scheduling.volcano.sh", "-o", "json").stdout)
     assert crd["metadata"]["annotations"]["meta.helm.sh/release-name"] == "volcano"
+    crd = json.loads(sandbox.kubectl("get", "crd", "leaderworkersets.leaderworkerset.x-k8s.io", "-o", "json").stdout)
+    assert "meta.helm.sh/release-name" not in crd["metadata"].get("annotations", {})
 
-    before = releases(sandbox, helm, helm_env)
-    again = install(sandbox, helm, helm_env, *args, "--yes")
-    assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
-    other = install(sandbox, helm, helm_env, *args, "--lws-version", "0.9.0", "--yes")
-    assert other.returncode == 1
-    assert "blocked: LeaderWorkerSet: release lws in lws-system differs from the plan (version v0.10.0 -> 0.9.0); " \
-           "pass --upgrade to change it, or --lws-version v0.10.0 to keep it" in other.stdout
-    assert "warning: LWS 0.9.0 does not serve what DisaggregatedSet needs" in other.stdout
-    assert_nothing_changes(sandbox, helm, helm_env, before)
+    # Now the real controllers, out of cluster, serve what the charts declared: the chart's LWS
+    # configuration and its webhook configurations (rewritten to loopback), Volcano's admission
+    # webhooks, CRDs and all; nothing is applied besides.
+    served_by(volcano_admission)
+    lws_config = tmp_path / "lws-config.yaml"
+    lws_config.write_text(config)
+    others = tuple(c for c in CONTROLLERS if c != "volcano-admission")
+    sandbox.start_controllers(*others, env={"SANDBOX_INSTALL_APIS": "0", "SANDBOX_LWS_CONFIG": str(lws_config)})
+    try:
+        hook = json.loads(sandbox.kubectl("get", "mutatingwebhookconfiguration", "lws-mutating-webhook-configuration",
+                                          "-o", "json").stdout)
+        assert hook["metadata"]["annotations"]["meta.helm.sh/release-name"] == "lws"  # the chart's own object
+        assert hook["webhooks"][1]["clientConfig"]["url"].endswith("/mutate--v1-pod")
+        ns = "kd-install-real"
+        sandbox.kubectl("create", "namespace", ns)
+        queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": ns},
+                 "spec": {"weight": 1}}
+        sandbox.kubectl("apply", "-f", "-", input=json.dumps(queue))
+        sandbox.kubectl("annotate", "namespace", ns, f"scheduling.volcano.sh/queue-name={ns}")
+        # No schedulerName, as the Dynamo operator renders LWS templates: with the chart's admission on,
+        # schedulerName volcano would be refused before LWS creates the PodGroup (test_real_controllers.py).
+        sandbox.kubectl("apply", "-f", "-", input=json.dumps(lws("srv", ns, replicas=1, size=2)))
+        pods = until("both pods of the group Running", lambda: (lambda p: p if len(p) == 2 and all(
+            x["status"].get("phase") == "Running" for x in p.values()) else None)(
+            {p["metadata"]["name"]: p for p in items(sandbox, "pods", "-n", ns, "-l", f"{NAME_LABEL}=srv")}))
+        # The chart's provider setting made a PodGroup (lws volcano_provider.go) and its pod webhook put
+        # the group on each pod; Volcano's podgroups/mutate webhook of its chart gave it the namespace's
+        # queue (volcano pkg/webhooks/admission/podgroups/mutate/mutate_podgroup.go).
+        group = pods["srv-0"]["metadata"]["annotations"][GROUP_NAME_ANNOTATION]
+        assert pods["srv-0-1"]["metadata"]["annotations"][GROUP_NAME_ANNOTATION] == group
+        pg = json.loads(sandbox.kubectl("get", "podgroups.scheduling.volcano.sh", group, "-n", ns, "-o", "json").stdout)
+        assert (pg["spec"]["minMember"], pg["spec"]["queue"]) == (2, ns)
+
+        # Re-run: nothing to do; the queues are those the real Volcano created when it started.
+        before = releases(sandbox, helm, helm_env)
+        again = install(sandbox, helm, helm_env, *args, "--yes")
+        assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
+        assert f"volcano queues:  default, {ns}" in again.stdout, again.stdout  # default: the real scheduler's
+        other = install(sandbox, helm, helm_env, *args, "--lws-version", "0.10.0", "--yes")
+        assert other.returncode == 1
+        assert (f"blocked: LeaderWorkerSet: release lws in lws-system differs from the plan (version {LWS_VERSION} "
+                f"-> 0.10.0); pass --upgrade to change it, or --lws-version {LWS_VERSION} to keep it") in other.stdout
+        assert_nothing_changes(sandbox, helm, helm_env, before)
+    finally:
+        sandbox.stop_controllers(*others)
+        sandbox.kubectl("delete", "namespace", "kd-install-real", "--ignore-not-found", "--wait=false", check=False)
+        sandbox.kubectl("delete", "queues.scheduling.volcano.sh", "kd-install-real", "--ignore-not-found",
+                        "--wait=false", check=False)
 
 
 def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
-    broken = charts.build_all(helm, tmp_path / "out", lws_template_error=True)
-    proc = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(broken), "--yes")
+    broken = charts.real_charts(helm, tmp_path / "out", template_error=True)
+    proc = install(sandbox, helm, helm_env, *REAL, "--chart-source", str(broken), "--yes")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     err = proc.stderr
     assert err.startswith(f"error: step [2/2] failed (exit 1): {helm} upgrade --install lws "), err
@@ -215,27 +300,37 @@ def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
     assert "Traceback" not in err and "Result:" not in proc.stdout
 
 
-def test_deployment_never_ready_times_out(sandbox, helm, helm_env, tmp_path, clean):
-    slow = charts.build_all(helm, tmp_path / "out", lws_never_ready=True)
+@pytest.fixture
+def never_ready(tmp_path):
+    """LWS values no node matches (the real chart's nodeSelector): --wait runs into its timeout."""
+    path = tmp_path / "never-ready.yaml"
+    path.write_text('nodeSelector:\n  kubectl-dynamo.test/never: "true"\n')
+    return f"lws={path}"
+
+
+def test_deployment_never_ready_times_out(sandbox, helm, helm_env, real_chart_dir, never_ready, volcano_admission):
+    args = (*REAL, "--chart-source", str(real_chart_dir), "--values", never_ready)
     t0 = time.monotonic()
     # 30s: long enough for Volcano's kwok pods on a loaded 2-core machine, short for a never-ready one.
-    proc = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(slow), "--yes",
-                   "--timeout", "30s")
+    proc = install(sandbox, helm, helm_env, *args, "--yes", "--timeout", "30s")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stderr.startswith("error: step [2/2] failed (exit 1)"), proc.stderr
     assert "context deadline exceeded" in proc.stderr
     assert releases(sandbox, helm, helm_env)[("lws", "lws-system")]["status"] == "failed"
     assert time.monotonic() - t0 < 90
     # Re-running repairs the failed release (here it fails again, at the same step: volcano is skipped).
-    again = install(sandbox, helm, helm_env, "--orchestrator", "lws", "--chart-source", str(slow), "--yes",
-                    "--timeout", "5s", "--dry-run")
-    assert "[1/1] " in again.stdout and "repair: release lws in lws-system is failed at v0.10.0" in again.stdout
+    again = install(sandbox, helm, helm_env, *args, "--yes", "--timeout", "5s", "--dry-run")
+    assert "[1/1] " in again.stdout and f"repair: release lws in lws-system is failed at {LWS_VERSION}" in again.stdout
+    # Never ready for the reason given: its pod exists (admitted) and no node matches it.
+    served_by(volcano_admission)
+    pod = items(sandbox, "pods", "-n", "lws-system")
+    assert [p["spec"]["nodeSelector"] for p in pod] == [{"kubectl-dynamo.test/never": "true"}]
 
 
-def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, tmp_path, clean):
-    slow = charts.build_all(helm, tmp_path / "out", lws_never_ready=True)
-    proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "install", "--orchestrator", "lws",
-                             "--chart-source", str(slow), "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm,
+def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, real_chart_dir, never_ready, volcano_admission):
+    proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "install", *REAL,
+                             "--chart-source", str(real_chart_dir), "--values", never_ready,
+                             "--kubeconfig", str(sandbox.kubeconfig), "--helm", helm,
                              "--yes", "--timeout", "120s"], cwd=str(REPO), env={**os.environ, **helm_env},
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # A shell running us in the background (`cmd &`, e.g. a CI wrapper) ignores
@@ -254,13 +349,13 @@ def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, tmp_path, clean)
     assert "done:     [1/2] install Volcano" in err and "helm" in err and "uninstall lws -n lws-system" in err
 
 
-def test_missing_permissions_are_listed_before_anything_changes(sandbox, helm, helm_env, chart_dir, clean):
+def test_missing_permissions_are_listed_before_anything_changes(sandbox, helm, helm_env, real_chart_dir, clean):
     kubeconfig = sandbox.user("kd-install-nobody")
-    proc = run_cli("install", "--orchestrator", "lws", "--chart-source", str(chart_dir), "--helm", helm,
+    proc = run_cli("install", *REAL, "--chart-source", str(real_chart_dir), "--helm", helm,
                    "--kubeconfig", str(kubeconfig), "--yes", env=helm_env, input="")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAIL  helm releases: `helm list -A` failed" in proc.stdout
-    blocked = [l for l in proc.stdout.splitlines() if l.startswith("blocked: missing permissions")]
+    blocked = [line for line in proc.stdout.splitlines() if line.startswith("blocked: missing permissions")]
     assert blocked and "create customresourcedefinitions.apiextensions.k8s.io (cluster-wide)" in blocked[0]
     assert "create deployments.apps in lws-system" in blocked[0]
     assert releases(sandbox, helm, helm_env) == {}
