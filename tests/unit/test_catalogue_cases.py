@@ -37,7 +37,6 @@ from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks.catalogue import CATALOGUE, entry
 from kubectl_dynamo.cluster import execute
 from kubectl_dynamo.detection import ClusterContext, Facts, detect, operator_context
-from kubectl_dynamo.operator.podspec import RenderError
 from tests.integration import world
 from tests.unit import builders as b
 
@@ -643,10 +642,6 @@ SCOPE = {code: scope for scope, table in TABLES.items() for code in table}  # wh
 CASES_AT = {**{(code, SCOPE[code]): pair for code, pair in CASES.items()}, **MORE_SCOPES}
 
 KNOWN_BUGS = {  # (test, case id) -> mark
-    ("fires", "render-error@manifest"): pytest.mark.xfail(
-        strict=True, raises=RenderError,
-        reason="operator/render.py retries a failed render without compilationCache only; any other "
-               "RenderError (volumeMount without name or mountPath) escapes explain and doctor (exit 70)"),
     ("silent", "backend-framework-ambiguous@manifest-explicit_backend_settles_it"): pytest.mark.xfail(
         strict=True, reason="operator/flags.py determine_backend_framework fails on several detected backends "
                             "before it looks at spec.backendFramework; the operator uses the explicit one "
