@@ -54,7 +54,7 @@ def real_chart_dir(tmp_path_factory, helm):
 
 
 LWS_VERSION, VOLCANO_VERSION = charts.pinned("LWS_VERSION"), charts.pinned("VOLCANO_VERSION")
-# The versions of the real charts; install's defaults (LWS 0.10.0, Volcano 1.15.0) are not on the module proxy.
+# The versions of the real charts (scripts/versions.env), not install's defaults: LWS 0.10.0 is not on the module proxy.
 REAL = ("--orchestrator", "lws", "--lws-version", LWS_VERSION.lstrip("v"),
         "--volcano-version", VOLCANO_VERSION.lstrip("v"))
 
