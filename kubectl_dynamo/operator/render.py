@@ -221,8 +221,12 @@ def explain_dgd(
     gates=None,
     kai_queues=None,
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT,
+    objects: bool = False,
 ) -> dict:
     """Render a DGD (v1beta1, or v1alpha1 via ``convert.to_v1beta1``) as the operator would.
+
+    ``objects``: also ``objects``, the workload objects in Kubernetes shape (``objects.py``) and
+    ``related``, the names of the Services, ConfigMaps and Secrets the pods refer to.
 
     Returns ``{name, namespace, apiVersion, operatorVersion, originVersion, provider, orchestrator,
     scheduler, queue, components[{name, type, backend, multinode, nodeCount, gpusPerPod, totalGpus,
@@ -235,7 +239,7 @@ def explain_dgd(
         from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
-            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), stored=True)
+            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), force=True, stored=True)
         except ValueError as exc:
             source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
                 {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
@@ -272,15 +276,26 @@ def explain_dgd(
     )
 
     rendered = []
+    worker_hash = workerhash.for_dgd(annotations)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
             deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
-            ssh_secret_name=ssh_secret_name, worker_hash=workerhash.for_dgd(annotations),
+            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
         )
         rendered.append(out)
         findings += comp_findings
 
+    extra: dict = {}
+    if objects:
+        from . import objects as objects_mod
+
+        stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
+                  "spec": spec}
+        extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
+                            if chosen.provider == "grove" else
+                            objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))
+        extra["related"] = objects_mod.related(extra["objects"])
     return {
         "name": name,
         "namespace": namespace,
@@ -293,4 +308,5 @@ def explain_dgd(
         "queue": chosen.queue,
         "components": rendered,
         "findings": findings,
+        **extra,
     }

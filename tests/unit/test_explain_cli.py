@@ -112,3 +112,25 @@ def test_explain_offline_never_imports_kubernetes():
     from tests.unit.test_cli import _imports_kubernetes
 
     assert _imports_kubernetes("explain", "dgd", "-f", str(MIXED)) == "CLEAN"
+
+
+def test_objects_yaml_is_a_kubernetes_stream_and_names_list_them():
+    """--objects: -o yaml prints the workload objects (the oracle goldens check their content),
+    -o name names them, -o json adds objects and related to each item."""
+    import yaml
+
+    src = str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml")
+    r = invoke("explain", "dgd", "-f", src, "--orchestrator", "lws", "-o", "yaml", "--objects")
+    assert r.exit_code == 0, r.output
+    objs = list(yaml.safe_load_all(r.output))
+    assert [(o["apiVersion"], o["kind"]) for o in objs] == [
+        ("apps/v1", "Deployment"), ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")]
+    assert objs[1]["metadata"]["name"] == "vllm-disagg-decode-<worker-hash>-0"
+    assert objs[1]["spec"]["leaderWorkerTemplate"]["size"] == 2
+    r = invoke("explain", "dgd", "-f", src, "-o", "name", "--objects")
+    assert r.output.splitlines() == ["podcliqueset.grove.io/vllm-disagg"]
+    data = json.loads(invoke("explain", "dgd", "-f", src, "-o", "json", "--objects").output)
+    assert data["objects"][0]["kind"] == "PodCliqueSet"
+    assert "vllm-disagg-k8s-service-discovery" in data["related"]["serviceAccounts"]
+    assert "objects" not in json.loads(invoke("explain", "dgd", "-f", src, "-o", "json").output)

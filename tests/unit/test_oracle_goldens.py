@@ -12,6 +12,7 @@ explain renders as a placeholder for a DGD the operator has not stored yet).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -200,3 +201,58 @@ def test_conversion_matches_the_operators_stored_object(source: str, dgd: dict):
                     assert any(p["path"].endswith(f"{comp['name']}.componentType") for p in problems)
                     del comp["type"]
         assert not _diff(expected, omitempty(spec)), (stored, _diff(expected, omitempty(spec))[:10])
+
+
+def _without_pod_specs(obj: dict) -> dict:
+    """The object minus its pod specs (compared role by role above) and what the API server owns."""
+    obj = json.loads(json.dumps(obj))
+    for key in ("status", "apiVersion", "kind"):
+        obj.pop(key, None)
+    spec = obj.get("spec") or {}
+    if "cliques" in spec.get("template", {}):
+        for clique in spec["template"]["cliques"]:
+            clique["spec"].pop("podSpec", None)
+    elif "leaderWorkerTemplate" in spec:
+        for t in ("leaderTemplate", "workerTemplate"):
+            spec["leaderWorkerTemplate"][t].pop("spec", None)
+    elif "template" in spec:
+        spec["template"].pop("spec", None)
+    return omitempty(obj)
+
+
+def _hash_normalised(render: dict) -> dict:
+    """The operator's worker hash (stored on the DGD, or on the Grove worker cliques) as explain's placeholder."""
+    from kubectl_dynamo.operator import workerhash
+
+    text = json.dumps(render)
+    stored = ((render.get("storedDGD") or {}).get("metadata") or {}).get("annotations") or {}
+    match = re.search(rf'"{re.escape(api.LABEL_WORKER_HASH)}": "([0-9a-f]{{8}})"', text)
+    value = stored.get(api.ANN_WORKER_HASH_V2) or (match.group(1) if match else None)
+    return json.loads(text.replace(value, workerhash.PLACEHOLDER)) if value else render
+
+
+@pytest.mark.parametrize("golden,provider", list(_cases()))
+def test_objects_match_operator(golden: Path, provider: str):
+    """``explain --objects``: the PodCliqueSet (grove) or the Deployments / LeaderWorkerSets (lws),
+    names, labels, annotations, replicas, sizes, start order, scaling groups, claim templates."""
+    recorded = json.loads(golden.read_text())
+    docs = manifests.load(str(REPO / recorded["file"]))
+    items = {it["name"]: it for it in explain.explain_documents(
+        docs, orchestrator=provider, operator_version=OPERATOR_VERSION, objects=True)["items"]}
+    problems = []
+    for dgd in recorded["dgds"]:
+        render = _hash_normalised(dgd[provider])
+        want = [render["podCliqueSet"]] if render.get("podCliqueSet") else [
+            w.get("deployment") or w.get("leaderWorkerSet") for w in render.get("workloads") or []]
+        got = items[dgd["name"]]["objects"]
+        if provider == "lws":  # the oracle lists DCDs by name
+            got = sorted(got, key=lambda o: o["metadata"]["name"])
+            want = sorted(want, key=lambda o: o["metadata"]["name"])
+        if provider == "grove":
+            assert [o["kind"] for o in got] == ["PodCliqueSet"]
+        if len(want) != len(got):
+            problems.append(f"{dgd['name']}: {len(want)} objects from the operator, {len(got)} from explain")
+            continue
+        for w, g in zip(want, got):
+            problems += [f"{dgd['name']}/{g['metadata']['name']}{d}" for d in _diff(_without_pod_specs(w), _without_pod_specs(g))]
+    assert not problems, "\n".join(problems[:40])
