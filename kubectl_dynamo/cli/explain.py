@@ -38,8 +38,8 @@ def explain_command(target, name, filename, orchestrator, operator_version, obje
       kubectl dynamo explain dgd.spec.components.multinode # field documentation
       kubectl dynamo explain dgd.spec --recursive
 
-    The worker hash (env DYN_NAMESPACE_WORKER_SUFFIX of worker pods) is not computed offline:
-    a manifest shows the placeholder <worker-hash>, a live DGD the hash the operator stored.
+    The worker hash (env DYN_NAMESPACE_WORKER_SUFFIX, worker DCD names) is computed as the
+    operator does; a live DGD shows the one the operator stored.
 
     Exit 1 when a finding is an error (the operator would fail or mis-render), 2 for
     unreadable input, 3 when the cluster is unreachable.

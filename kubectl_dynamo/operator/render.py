@@ -287,7 +287,10 @@ def explain_dgd(
     )
 
     rendered = []
-    worker_hash = workerhash.for_dgd(annotations)
+    stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
+              "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
+                                              for c in components]}}
+    worker_hash = workerhash.for_dgd(stored)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
@@ -301,8 +304,6 @@ def explain_dgd(
     if objects:
         from . import objects as objects_mod
 
-        stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
-                  "spec": spec}
         extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
                             if chosen.provider == "grove" else
                             objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))

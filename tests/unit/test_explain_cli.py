@@ -126,7 +126,8 @@ def test_objects_yaml_is_a_kubernetes_stream_and_names_list_them():
     assert [(o["apiVersion"], o["kind"]) for o in objs] == [
         ("apps/v1", "Deployment"), ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
         ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")]
-    assert objs[1]["metadata"]["name"] == "vllm-disagg-decode-<worker-hash>-0"
+    # The worker hash as the operator computes it (goldens/corpus/v1.0.1/…disagg-multinode.json: dcdName).
+    assert objs[1]["metadata"]["name"] == "vllm-disagg-decode-3f2061bf-0"
     assert objs[1]["spec"]["leaderWorkerTemplate"]["size"] == 2
     r = invoke("explain", "dgd", "-f", src, "-o", "name", "--objects")
     assert r.output.splitlines() == ["podcliqueset.grove.io/vllm-disagg"]
