@@ -120,7 +120,7 @@ def test_objects_yaml_is_a_kubernetes_stream_and_names_list_them():
     import yaml
 
     src = str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml")
-    r = invoke("explain", "dgd", "-f", src, "--orchestrator", "lws", "-o", "yaml", "--objects")
+    r = invoke("explain", "dgd", "-f", src, "--orchestrator", "lws", "-o", "yaml", "--objects", "--operator-version", "1.5.0")
     assert r.exit_code == 0, r.output
     objs = list(yaml.safe_load_all(r.output))
     assert [(o["apiVersion"], o["kind"]) for o in objs] == [
