@@ -170,7 +170,8 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
         lines = [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
         related = [f"{kind} {', '.join(names)}" for r in result["items"] for kind, names in r["related"].items() if names]
         return "\n".join([format_results(result, wide, color).rstrip("\n"), "", "objects the operator creates:",
-                          *("  " + x for x in lines), "referenced:", *("  " + x for x in related)]) + "\n"
+                          *("  " + x for x in lines), "related (Services it creates, what the pods refer to):",
+                          *("  " + x for x in related)]) + "\n"
 
     return Result(payload, table, exit_code=exit_code,
                   names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],

@@ -395,11 +395,27 @@ def _pod_specs(obj: dict) -> List[dict]:
     return [spec["template"]["spec"]]
 
 
-def related(objs: List[dict]) -> Dict[str, List[str]]:
-    """Names of what the rendered pods refer to: ConfigMaps (the operator's wait-leader script and
-    EPP config, or the user's), Secrets (the MPI SSH key, env, image pulls), service accounts, PVCs."""
-    found: Dict[str, set] = {"configMaps": set(), "secrets": set(), "serviceAccounts": set(),
-                             "persistentVolumeClaims": set()}
+def component_services(dgd: dict, *, grove: bool, worker_hash: str) -> List[str]:
+    """The per-component Services the operator creates: with Kubernetes discovery for every
+    component, else for frontends; named after the component (Grove) or the DCD (LWS), dots as
+    dashes (graph.go GenerateComponentService, NormalizeKubeResourceName)."""
+    meta = dgd["metadata"]
+    discovery = (meta.get("annotations") or {}).get(api.ANN_DISCOVERY_BACKEND, "kubernetes")
+    out = []
+    for comp in dgd["spec"].get("components") or []:
+        if discovery != "kubernetes" and comp.get("type") != "frontend":
+            continue
+        name = selector_name(meta["name"], comp.get("name") or "") if grove else dcd_name(meta["name"], comp, worker_hash)
+        out.append(name.replace(".", "-").lower())
+    return out
+
+
+def related(objs: List[dict], services: List[str]) -> Dict[str, List[str]]:
+    """Names of the Services the operator creates and of what the rendered pods refer to:
+    ConfigMaps (the operator's wait-leader script and EPP config, or the user's), Secrets (the MPI
+    SSH key, env, image pulls), service accounts, PVCs."""
+    found: Dict[str, set] = {"services": set(services), "configMaps": set(), "secrets": set(),
+                             "serviceAccounts": set(), "persistentVolumeClaims": set()}
     for obj in objs:
         for pod in _pod_specs(obj):
             if pod.get("serviceAccountName"):

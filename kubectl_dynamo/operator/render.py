@@ -236,7 +236,8 @@ def explain_dgd(
     """Render a DGD (v1beta1, or v1alpha1 via ``convert.to_v1beta1``) as the operator would.
 
     ``objects``: also ``objects``, the workload objects in Kubernetes shape (``objects.py``) and
-    ``related``, the names of the ConfigMaps, Secrets, service accounts and PVCs the pods refer to.
+    ``related``, the names of the component Services the operator creates and of the ConfigMaps,
+    Secrets, service accounts and PVCs the pods refer to.
     ``changes``: each role also gets ``changes``, what the operator changed in the authored template.
 
     Returns ``{name, namespace, apiVersion, operatorVersion, originVersion, provider, orchestrator,
@@ -307,7 +308,8 @@ def explain_dgd(
         extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
                             if chosen.provider == "grove" else
                             objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))
-        extra["related"] = objects_mod.related(extra["objects"])
+        extra["related"] = objects_mod.related(extra["objects"], objects_mod.component_services(
+            stored, grove=chosen.provider == "grove", worker_hash=worker_hash))
     return {
         "name": name,
         "namespace": namespace,

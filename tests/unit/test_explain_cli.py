@@ -134,6 +134,8 @@ def test_objects_yaml_is_a_kubernetes_stream_and_names_list_them():
     data = json.loads(invoke("explain", "dgd", "-f", src, "-o", "json", "--objects").output)
     assert data["objects"][0]["kind"] == "PodCliqueSet"
     assert "vllm-disagg-k8s-service-discovery" in data["related"]["serviceAccounts"]
+    # Kubernetes discovery: one Service per component (graph.go GenerateComponentService @2a6da14c).
+    assert data["related"]["services"] == ["vllm-disagg-decode", "vllm-disagg-frontend", "vllm-disagg-prefill"]
     assert "objects" not in json.loads(invoke("explain", "dgd", "-f", src, "-o", "json").output)
 
 
