@@ -7,7 +7,7 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from . import schema
 from .detection import ClusterContext
@@ -47,7 +47,8 @@ def _pod_templates(doc: dict):
 
 
 def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
-                      context: Optional[ClusterContext] = None) -> dict:
+                      context: Optional[ClusterContext] = None, objects: bool = False,
+                      changes: bool = False) -> dict:
     """Explain every DGD in ``docs``; other kinds are skipped with a note."""
     context = context or ClusterContext()
     items, skipped = [], []
@@ -56,19 +57,20 @@ def explain_documents(docs: List[Document], *, orchestrator=None, operator_versi
             skipped.append({"document": d.index + 1, "kind": d.kind, "reason": "not a DynamoGraphDeployment"})
             continue
         items.append(explain_one(d.data, orchestrator=orchestrator, operator_version=operator_version,
-                                 context=context))
+                                 context=context, objects=objects, changes=changes))
     return {"items": items, "skipped": skipped}
 
 
 def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
-                context: Optional[ClusterContext] = None) -> dict:
+                context: Optional[ClusterContext] = None, objects: bool = False, changes: bool = False) -> dict:
     context = context or ClusterContext()
     kwargs = {}
     if context.ssh_secret_name:
         kwargs["ssh_secret_name"] = context.ssh_secret_name
     result = explain_dgd(doc, orchestrator=orchestrator,
                          operator_version=operator_version or context.operator_version,
-                         gates=context.gates, kai_queues=context.kai_queues, **kwargs)
+                         gates=context.gates, kai_queues=context.kai_queues, objects=objects,
+                         changes=changes, **kwargs)
     result["findings"] = schema_findings(doc) + result["findings"]
     return result
 
@@ -139,38 +141,97 @@ def _field_rows(node: dict, recursive: bool, depth: int = 0) -> List[dict]:
 
 
 # -- the command -------------------------------------------------------------------------------
-def _result(result: dict):
-    """One DGD gives its object, several (or skipped documents) the list form, as kubectl get does."""
+_RESOURCES = {"PodCliqueSet": "podcliqueset.grove.io", "LeaderWorkerSet": "leaderworkerset.leaderworkerset.x-k8s.io",
+              "Deployment": "deployment.apps"}
+
+
+def _result(result: dict, objects: bool = False, changes: bool = False):
+    """One DGD gives its object, several (or skipped documents) the list form, as kubectl get does.
+
+    With ``objects`` the workload objects are the subject: ``-o yaml`` prints them as a YAML stream
+    in Kubernetes shape, ``-o name`` names them, the table lists them under the pods."""
     from .errors import ExitCode
     from .result import Result
     from .tables import format_results
 
     payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
-    return Result(payload, lambda _data, wide, color: format_results(result, wide, color),
-                  exit_code=ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK,
-                  names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+    exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
+    if changes:
+        return Result(payload, lambda _data, wide, color: format_changes(result, wide), exit_code=exit_code,
+                      names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+    if not objects:
+        return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
+                      names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+    from .output import to_yaml
+
+    objs = [o for r in result["items"] for o in r["objects"]]
+
+    def table(_data, wide: bool, color: bool) -> str:
+        lines = [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
+        related = [f"{kind} {', '.join(names)}" for r in result["items"] for kind, names in r["related"].items() if names]
+        return "\n".join([format_results(result, wide, color).rstrip("\n"), "", "objects the operator creates:",
+                          *("  " + x for x in lines), "related (Services it creates, what the pods refer to):",
+                          *("  " + x for x in related)]) + "\n"
+
+    return Result(payload, table, exit_code=exit_code,
+                  names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],
+                  text="---\n".join(to_yaml(o) for o in objs), text_format="yaml")
 
 
-def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None):
+def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
+             changes: bool = False):
     """``explain dgd -f FILE``: every DGD in the documents."""
     from .errors import InputError
 
-    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version)
+    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                               changes=changes)
     if not result["items"]:
         raise InputError(f"{source}: no DynamoGraphDeployment found")
-    return _result(result)
+    return _result(result, objects, changes)
 
 
-def run_live(cluster, name: str, *, orchestrator=None, operator_version=None):
+def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, objects: bool = False,
+             changes: bool = False):
     """``explain dgd NAME``: a live DGD with the cluster's gates, queues, operator version and MPI secret."""
     from .checks.finding import finding
     from .cluster.live import explain_context, get_dgd
 
     doc = get_dgd(cluster, name)
     context = explain_context(cluster)
-    one = explain_one(doc, orchestrator=orchestrator, operator_version=operator_version, context=context)
+    one = explain_one(doc, orchestrator=orchestrator, operator_version=operator_version, context=context,
+                      objects=objects, changes=changes)
     one["findings"] += [finding("permission-denied", note).as_json() for note in context.notes]
-    return _result({"items": [one], "skipped": []})
+    return _result({"items": [one], "skipped": []}, objects, changes)
+
+
+def format_changes(result: dict, wide: bool) -> str:
+    """``explain --diff``: per component and role, what the operator changed in the authored template.
+    Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
+    out = []
+    for r in result["items"]:
+        out.append(f"DynamoGraphDeployment {r['name']}: what the operator changes "
+                   f"(operator {r['operatorVersion']}, {r['orchestrator'] or r['provider']})")
+        for c in r["components"]:
+            for role in c["roles"]:
+                out.append(f"  {c['name']} / {role['name']} x{role['replicas']}:")
+                if not role["changes"]:
+                    out.append("    (nothing)")
+                kinds: Dict[str, List[dict]] = {}
+                for ch in role["changes"]:
+                    kinds.setdefault(ch["what"], []).append(ch)
+                for what, items in kinds.items():
+                    if wide or (len(items) == 1 and what in ("flags inserted", "launch replaced", "command changed",
+                                                              "command wrapped")):
+                        for ch in items:
+                            detail = ch["detail"] if wide or len(ch["detail"]) <= 100 else ch["detail"][:97] + "..."
+                            out.append(f"    {what:<18} {ch['name']}" + (f"  {detail}" if detail else ""))
+                    else:
+                        names = ", ".join(ch["name"] for ch in items)
+                        if len(names) > 90:
+                            names = names[:87] + "..."
+                        out.append(f"    {what:<18} ({len(items)}) {names}")
+        out.append("")
+    return "\n".join(out)
 
 
 def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None):

@@ -17,23 +17,29 @@ from .options import emit, kube_options
                    'nvidia.com/enable-grove: "false", then LWS).')
 @click.option("--operator-version", metavar="X.Y.Z",
               help="The operator that creates the DGD (default: the cluster's when live, else the newest modelled).")
+@click.option("--objects", is_flag=True, help="Also the objects the operator creates (PodCliqueSet, LeaderWorkerSets, "
+              "Deployments) in Kubernetes shape: -o yaml prints them, -o json adds objects and related.")
+@click.option("--diff", "changes", is_flag=True, help="Show per role what the operator changes in your pod template "
+              "(flags inserted, env added, probes removed or replaced, mounts, volumes, command wrapped).")
 @click.option("--recursive", is_flag=True, help="Field docs: list the whole subtree.")
 @click.option("--api-version", "api_version", type=click.Choice(["v1beta1", "v1alpha1"]), default="v1beta1",
               show_default=True, help="Field docs: the DGD API version to document.")
 @click.option("--cluster-schema", is_flag=True, help="Field docs: read the CRD from the cluster instead of the bundled one.")
 @kube_options(all_namespaces=False)
-def explain_command(target, name, filename, orchestrator, operator_version, recursive, api_version,
+def explain_command(target, name, filename, orchestrator, operator_version, objects, changes, recursive, api_version,
                     cluster_schema, opts):
     """Show exactly what the Dynamo operator renders for a DynamoGraphDeployment.
 
     \b
       kubectl dynamo explain dgd -f deploy.yaml           # offline, every DGD in the file
       kubectl dynamo explain dgd my-dgd -n dynamo          # a live DGD with the cluster's gates
+      kubectl dynamo explain dgd -f deploy.yaml -o yaml --objects   # the PodCliqueSet / LWS / Deployments
+      kubectl dynamo explain dgd -f deploy.yaml --diff     # what the operator changes in each role
       kubectl dynamo explain dgd.spec.components.multinode # field documentation
       kubectl dynamo explain dgd.spec --recursive
 
-    The worker hash (env DYN_NAMESPACE_WORKER_SUFFIX of worker pods) is not computed offline:
-    a manifest shows the placeholder <worker-hash>, a live DGD the hash the operator stored.
+    The worker hash (env DYN_NAMESPACE_WORKER_SUFFIX, worker DCD names) is computed as the
+    operator does; a live DGD shows the one the operator stored.
 
     Exit 1 when a finding is an error (the operator would fail or mis-render), 2 for
     unreadable input, 3 when the cluster is unreachable.
@@ -57,9 +63,10 @@ def explain_command(target, name, filename, orchestrator, operator_version, recu
         from ..manifests import load
 
         result = core.run_file(load(filename, opts.env.stdin), filename, orchestrator=orchestrator,
-                               operator_version=operator_version)
+                               operator_version=operator_version, objects=objects, changes=changes)
     elif name:
-        result = core.run_live(opts.cluster(), name, orchestrator=orchestrator, operator_version=operator_version)
+        result = core.run_live(opts.cluster(), name, orchestrator=orchestrator, operator_version=operator_version,
+                               objects=objects, changes=changes)
     else:
         raise UsageError("explain dgd needs NAME (a live DGD) or -f FILE, or a field path such as dgd.spec")
     emit(opts, result)

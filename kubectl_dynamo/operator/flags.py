@@ -83,13 +83,12 @@ def detect_backend_framework(command: List[str], args: List[str]) -> Tuple[str, 
 def determine_backend_framework(
     component_type: str, command: List[str], args: List[str], explicit: Optional[str]
 ) -> Tuple[str, Optional[str]]:
-    """Detected beats explicit beats noop; non-worker types are always noop. Returns (framework, error)."""
+    """Detected beats explicit beats noop; an ambiguous command is an error only without an explicit
+    framework; non-worker types are always noop. Returns (framework, error)."""
     if component_type not in WORKER_TYPES:
         return NOOP, None
-    detected, err = detect_backend_framework(command, args)
-    if err:
-        return "", err
-    if detected != NOOP:
+    detected, err = detect_backend_framework(command, args) if (command or args) else (NOOP, None)
+    if detected not in ("", NOOP):
         if explicit and explicit != detected:
             return "", (
                 f'backend framework mismatch: detected "{detected}" from command but explicitly configured as "{explicit}"'
@@ -97,6 +96,8 @@ def determine_backend_framework(
         return detected, None
     if explicit:
         return explicit, None
+    if err:
+        return "", f"could not determine backend framework: {err}"
     return NOOP, None
 
 

@@ -20,7 +20,7 @@ from .deployer import MultinodeDeployer
 from .flags import determine_backend_framework, resolve_gpu_count
 from .grove import GroveDeployer, apply_scheduler
 from .lws import LWSDeployer
-from .podspec import RenderError, generate_pod_spec, main_container_of
+from .podspec import RenderError, generate_pod_spec, main_container_of, merge_envs
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)
@@ -107,7 +107,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
 def _render_component(
     component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
     deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
-    ssh_secret_name: str, worker_hash: str,
+    ssh_secret_name: str, worker_hash: str, changes: bool = False,
 ) -> Tuple[dict, List[dict]]:
     name = component.get("name") or ""
     ctype = component.get("type") or ""
@@ -182,6 +182,15 @@ def _render_component(
         if decision is None or (kind != "gms" and decision.mode == "single-node" and multinode):
             decision = role_decision
         roles_out.append({"name": role_name, "replicas": role_replicas, "podSpec": pod_spec})
+        if changes:
+            from .changes import role_changes
+
+            authored = copy.deepcopy(template) or {}
+            if spec.get("env"):  # DGD-level env is the user's too (it sits under the component's)
+                main = main_container_of(authored)
+                if main is not None:
+                    main["env"] = merge_envs(spec["env"], main.get("env") or [])
+            roles_out[-1]["changes"] = role_changes(authored, pod_spec)
 
         if role_name == plan[0][0] and not role_templates and kind != "gms":
             before = main_container_of(template) or {}
@@ -221,8 +230,15 @@ def explain_dgd(
     gates=None,
     kai_queues=None,
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT,
+    objects: bool = False,
+    changes: bool = False,
 ) -> dict:
     """Render a DGD (v1beta1, or v1alpha1 via ``convert.to_v1beta1``) as the operator would.
+
+    ``objects``: also ``objects``, the workload objects in Kubernetes shape (``objects.py``) and
+    ``related``, the names of the component Services the operator creates and of the ConfigMaps,
+    Secrets, service accounts and PVCs the pods refer to.
+    ``changes``: each role also gets ``changes``, what the operator changed in the authored template.
 
     Returns ``{name, namespace, apiVersion, operatorVersion, originVersion, provider, orchestrator,
     scheduler, queue, components[{name, type, backend, multinode, nodeCount, gpusPerPod, totalGpus,
@@ -235,7 +251,7 @@ def explain_dgd(
         from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
-            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), stored=True)
+            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), force=True, stored=True)
         except ValueError as exc:
             source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
                 {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
@@ -272,15 +288,28 @@ def explain_dgd(
     )
 
     rendered = []
+    stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
+              "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
+                                              for c in components]}}
+    worker_hash = workerhash.for_dgd(stored)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
             deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
-            ssh_secret_name=ssh_secret_name, worker_hash=workerhash.for_dgd(annotations),
+            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash, changes=changes,
         )
         rendered.append(out)
         findings += comp_findings
 
+    extra: dict = {}
+    if objects:
+        from . import objects as objects_mod
+
+        extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
+                            if chosen.provider == "grove" else
+                            objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))
+        extra["related"] = objects_mod.related(extra["objects"], objects_mod.component_services(
+            stored, grove=chosen.provider == "grove", worker_hash=worker_hash))
     return {
         "name": name,
         "namespace": namespace,
@@ -293,4 +322,5 @@ def explain_dgd(
         "queue": chosen.queue,
         "components": rendered,
         "findings": findings,
+        **extra,
     }

@@ -641,11 +641,7 @@ CASES: Dict[str, Tuple[Case, Case]] = {code: pair for table in TABLES.values() f
 SCOPE = {code: scope for scope, table in TABLES.items() for code in table}  # where CASES[code] runs
 CASES_AT = {**{(code, SCOPE[code]): pair for code, pair in CASES.items()}, **MORE_SCOPES}
 
-KNOWN_BUGS = {  # (test, case id) -> mark
-    ("silent", "backend-framework-ambiguous@manifest-explicit_backend_settles_it"): pytest.mark.xfail(
-        strict=True, reason="operator/flags.py determine_backend_framework fails on several detected backends "
-                            "before it looks at spec.backendFramework; the operator uses the explicit one "
-                            "(ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go determineBackendFramework)"),
+KNOWN_BUGS: dict = {  # (test, case id) -> mark
 }
 
 

@@ -112,3 +112,45 @@ def test_explain_offline_never_imports_kubernetes():
     from tests.unit.test_cli import _imports_kubernetes
 
     assert _imports_kubernetes("explain", "dgd", "-f", str(MIXED)) == "CLEAN"
+
+
+def test_objects_yaml_is_a_kubernetes_stream_and_names_list_them():
+    """--objects: -o yaml prints the workload objects (the oracle goldens check their content),
+    -o name names them, -o json adds objects and related to each item."""
+    import yaml
+
+    src = str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml")
+    r = invoke("explain", "dgd", "-f", src, "--orchestrator", "lws", "-o", "yaml", "--objects", "--operator-version", "1.5.0")
+    assert r.exit_code == 0, r.output
+    objs = list(yaml.safe_load_all(r.output))
+    assert [(o["apiVersion"], o["kind"]) for o in objs] == [
+        ("apps/v1", "Deployment"), ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")]
+    # The worker hash as the operator computes it (goldens/corpus/v1.0.1/…disagg-multinode.json: dcdName).
+    assert objs[1]["metadata"]["name"] == "vllm-disagg-decode-3f2061bf-0"
+    assert objs[1]["spec"]["leaderWorkerTemplate"]["size"] == 2
+    r = invoke("explain", "dgd", "-f", src, "-o", "name", "--objects")
+    assert r.output.splitlines() == ["podcliqueset.grove.io/vllm-disagg"]
+    data = json.loads(invoke("explain", "dgd", "-f", src, "-o", "json", "--objects").output)
+    assert data["objects"][0]["kind"] == "PodCliqueSet"
+    assert "vllm-disagg-k8s-service-discovery" in data["related"]["serviceAccounts"]
+    # Kubernetes discovery: one Service per component (graph.go GenerateComponentService @2a6da14c).
+    assert data["related"]["services"] == ["vllm-disagg-decode", "vllm-disagg-frontend", "vllm-disagg-prefill"]
+    assert "objects" not in json.loads(invoke("explain", "dgd", "-f", src, "-o", "json").output)
+
+
+def test_diff_shows_what_the_operator_changes_per_role():
+    """--diff: the mp flags the operator inserts into the leader's launch, the env and probes it adds,
+    the wait-for-leader init container of mp workers; -o json carries the same as roles[].changes."""
+    src = str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_disagg-multinode.yaml")
+    r = invoke("explain", "dgd", "-f", src, "--operator-version", "1.5.0", "--diff")
+    assert r.exit_code == 0, r.output
+    leader = r.output.split("decode / leader x1:")[1].split("decode / worker")[0]
+    assert "flags inserted     args  --distributed-executor-backend mp --nnodes 2" in leader
+    assert "DYN_NAMESPACE_WORKER_SUFFIX" in invoke("explain", "dgd", "-f", src, "--diff", "-o", "wide").output
+    worker = r.output.split("decode / worker x1:")[1].split("prefill / leader")[0]
+    assert "init container added (1) wait-for-leader-mp" in worker
+    data = json.loads(invoke("explain", "dgd", "-f", src, "--diff", "-o", "json").output)
+    changes = data["components"][1]["roles"][0]["changes"]
+    assert {"what": "probe added", "name": "startupProbe"}.items() <= next(
+        c for c in changes if c["name"] == "startupProbe").items()

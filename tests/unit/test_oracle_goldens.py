@@ -4,9 +4,8 @@ The goldens are the Dynamo operator's own Go rendering code run offline (ai-dyna
 @2a6da14c, see tests/data/oracle/PROVENANCE.md) on the corpus and on tests/data/oracle/cases/.
 For every DGD, both providers (grove: the PodCliqueSet's cliques; lws: the Deployments and
 LeaderWorkerSets of the DCDs), every component and role: replicas and the pod spec must be equal
-after the oracle's normalisation only -- Go's omitempty (null, empty map, empty list and empty
-string values dropped) and the value of DYN_NAMESPACE_WORKER_SUFFIX (the worker hash, which
-explain renders as a placeholder for a DGD the operator has not stored yet).
+after Go's omitempty only (null, empty map, empty list and empty-string values dropped) -- the
+worker hash (DYN_NAMESPACE_WORKER_SUFFIX, worker DCD names) included.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from kubectl_dynamo.operator import api
 REPO = Path(__file__).resolve().parents[2]
 GOLDENS = sorted((REPO / "tests" / "data" / "oracle" / "goldens").rglob("*.json"))
 OPERATOR_VERSION = "1.5.0"  # the oracle's defaulting webhook stamps this origin version
-HASH = "<normalised worker hash>"
 ROLE_SUFFIX = {"ldr": "leader", "wkr": "worker"}
 
 Roles = Dict[str, Dict[str, dict]]  # component -> role -> {"replicas", "podSpec"}
@@ -44,13 +42,7 @@ def omitempty(value):
 
 
 def normalise(pod_spec: dict) -> dict:
-    pod_spec = omitempty(pod_spec or {})
-    for key in ("containers", "initContainers"):
-        for container in pod_spec.get(key, []):
-            for env in container.get("env", []):
-                if env.get("name") == api.ENV_WORKER_SUFFIX and "value" in env:
-                    env["value"] = HASH
-    return pod_spec
+    return omitempty(pod_spec or {})
 
 
 def role_of(clique: str, component: str) -> str:
@@ -161,12 +153,31 @@ def test_goldens_cover_corpus_and_cases():
     assert inputs and not missing, missing
 
 
-def test_normalisation_is_only_omitempty_and_the_hash():
+def test_normalisation_is_only_omitempty():
     pod = {"containers": [{"name": "main", "resources": {}, "args": [], "workingDir": "",
                            "env": [{"name": api.ENV_WORKER_SUFFIX, "value": "1a2b3c4d"}, {"name": "X", "value": ""}]}],
            "nodeSelector": None, "hostNetwork": False}
     assert normalise(pod) == {"containers": [{"name": "main", "env": [
-        {"name": api.ENV_WORKER_SUFFIX, "value": HASH}, {"name": "X"}]}], "hostNetwork": False}
+        {"name": api.ENV_WORKER_SUFFIX, "value": "1a2b3c4d"}, {"name": "X"}]}], "hostNetwork": False}
+
+
+def _stored_hashes():
+    for golden in GOLDENS:
+        for dgd in json.loads(golden.read_text())["dgds"]:
+            stored = dgd["lws"].get("storedDGD") or {}
+            if (stored.get("metadata", {}).get("annotations") or {}).get(api.ANN_WORKER_HASH_V2):
+                yield pytest.param(stored, id=f"{golden.stem}/{dgd['name']}")
+
+
+@pytest.mark.parametrize("stored", list(_stored_hashes()))
+def test_worker_hash_of_the_operators_stored_dgd(stored: dict):
+    """The worker hash computed from the operator's own stored DGD equals the one it stored
+    (ai-dynamo/dynamo deploy/operator/internal/dynamo/hash.go @2a6da14c): the Go encoding is right."""
+    from kubectl_dynamo.operator import workerhash
+
+    backend = workerhash.dgd_backend_framework(stored["spec"])
+    assert backend is not None
+    assert workerhash.compute(stored, backend) == stored["metadata"]["annotations"][api.ANN_WORKER_HASH_V2]
 
 
 def _alpha_dgds():
@@ -200,3 +211,47 @@ def test_conversion_matches_the_operators_stored_object(source: str, dgd: dict):
                     assert any(p["path"].endswith(f"{comp['name']}.componentType") for p in problems)
                     del comp["type"]
         assert not _diff(expected, omitempty(spec)), (stored, _diff(expected, omitempty(spec))[:10])
+
+
+def _without_pod_specs(obj: dict) -> dict:
+    """The object minus its pod specs (compared role by role above) and what the API server owns."""
+    obj = json.loads(json.dumps(obj))
+    for key in ("status", "apiVersion", "kind"):
+        obj.pop(key, None)
+    spec = obj.get("spec") or {}
+    if "cliques" in spec.get("template", {}):
+        for clique in spec["template"]["cliques"]:
+            clique["spec"].pop("podSpec", None)
+    elif "leaderWorkerTemplate" in spec:
+        for t in ("leaderTemplate", "workerTemplate"):
+            spec["leaderWorkerTemplate"][t].pop("spec", None)
+    elif "template" in spec:
+        spec["template"].pop("spec", None)
+    return omitempty(obj)
+
+
+@pytest.mark.parametrize("golden,provider", list(_cases()))
+def test_objects_match_operator(golden: Path, provider: str):
+    """``explain --objects``: the PodCliqueSet (grove) or the Deployments / LeaderWorkerSets (lws),
+    names, labels, annotations, replicas, sizes, start order, scaling groups, claim templates."""
+    recorded = json.loads(golden.read_text())
+    docs = manifests.load(str(REPO / recorded["file"]))
+    items = {it["name"]: it for it in explain.explain_documents(
+        docs, orchestrator=provider, operator_version=OPERATOR_VERSION, objects=True)["items"]}
+    problems = []
+    for dgd in recorded["dgds"]:
+        render = dgd[provider]
+        want = [render["podCliqueSet"]] if render.get("podCliqueSet") else [
+            w.get("deployment") or w.get("leaderWorkerSet") for w in render.get("workloads") or []]
+        got = items[dgd["name"]]["objects"]
+        if provider == "lws":  # the oracle lists DCDs by name
+            got = sorted(got, key=lambda o: o["metadata"]["name"])
+            want = sorted(want, key=lambda o: o["metadata"]["name"])
+        if provider == "grove":
+            assert [o["kind"] for o in got] == ["PodCliqueSet"]
+        if len(want) != len(got):
+            problems.append(f"{dgd['name']}: {len(want)} objects from the operator, {len(got)} from explain")
+            continue
+        for w, g in zip(want, got):
+            problems += [f"{dgd['name']}/{g['metadata']['name']}{d}" for d in _diff(_without_pod_specs(w), _without_pod_specs(g))]
+    assert not problems, "\n".join(problems[:40])
