@@ -24,6 +24,7 @@ from kubectl_dynamo import doctor
 from kubectl_dynamo.cli import cli
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.cluster.snapshot import read_secret_keys, take
+from tests.conftest import run_cli
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 STATES = sorted(p.name for p in RECORDED.iterdir() if (p / "manifest.json").is_file())
@@ -229,3 +230,12 @@ def test_doctor_from_option_runs_on_a_recording():
     assert proc.exit_code == 0, proc.output
     out = json.loads(proc.output)
     assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
+
+
+def test_doctor_from_exit_codes(tmp_path):
+    proc = run_cli("doctor", "--from", str(RECORDED / "lws-mpi-secret-deleted"), "-A")
+    assert proc.returncode == 1 and "ssh-secret-missing" in proc.stdout, proc.stderr
+    proc = run_cli("doctor", "--from", str(RECORDED / "lws-healthy"), "--exec")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --exec runs commands in live pods")
+    proc = run_cli("doctor", "--from", str(tmp_path / "nothing"))
+    assert proc.returncode == 2 and proc.stderr.startswith("error: snapshot "), proc.stderr
