@@ -128,6 +128,8 @@ TODAY: Dict[str, List[str]] = {
     "lws-statefulset-failedcreate": ["group-incomplete"],
     "lws-cordoned": [],
     "lws-nodes-deleted": [],
+    "lws-controller-stopped": ["group-incomplete"],
+    "grove-controller-stopped": ["group-incomplete", "orchestrator-too-old"],
     "grove-healthy": ["orchestrator-too-old"],
     "grove-gang-pending": ["orchestrator-too-old"],
     "grove-queue-missing": ["kai-queue-missing", "orchestrator-too-old"],
@@ -198,6 +200,14 @@ MISSING = [
     # KAI v0.15.2's podgrouper maps only v1alpha1 DGDs: one PodGroup with minMember 1 for a v1beta1 DGD, so
     # its gang is not enforced; the version finding must name the gang it breaks
     ("grove-kai0152-gang-partial", "orchestrator-too-old", "vllm-big"),
+    # LWS stopped: its pod webhook (failurePolicy Fail) times out, so the StatefulSet cannot recreate the worker,
+    # while the LeaderWorkerSet status still says Available
+    ("lws-controller-stopped", "controller-create-failed",
+     'failed calling webhook "mpod.kb.io": failed to call webhook: Post "https://127.0.0.1:'),
+    ("lws-controller-stopped", "controller-not-reconciling", "trtllm-mn"),
+    # Grove stopped (its Deployment Available): the deleted worker is not recreated and the PodClique still
+    # reports 1/1 ready
+    ("grove-controller-stopped", "controller-not-reconciling", "trtllm-mn-0-worker-0-worker-wkr"),
     # Grove runs (its Deployment looks Available) yet does not recreate the headless Service it owns
     ("grove-headless-svc-deleted", "controller-not-reconciling", "sglang-mn-0"),
 ]
