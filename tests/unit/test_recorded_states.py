@@ -137,6 +137,7 @@ TODAY: Dict[str, List[str]] = {
     "lws-cordoned": [],
     "lws-nodes-deleted": [],
     "lws-controller-stopped": ["group-incomplete"],
+    "lws-nodes-not-ready": ["leader-not-ready"],
     "grove-controller-stopped": ["group-incomplete", "orchestrator-too-old"],
     "grove-healthy": ["orchestrator-too-old"],
     "grove-gang-pending": ["orchestrator-too-old"],
@@ -196,7 +197,9 @@ MISSING = [
     # the whole group Pending, with kube-scheduler's reason
     ("lws-cordoned", "group-pending", "4 node(s) were unschedulable"),
     # pods still Running/Ready on a node that no longer exists (until pod GC); both ranks on that one node
-    ("lws-nodes-deleted", "pod-on-missing-node", "gpu-node-0"),
+    ("lws-nodes-deleted", "pod-on-unavailable-node", "gpu-node-0"),
+    # every node NotReady (its kubelet, kwok here, stopped): the cause of the three leader-not-ready findings
+    ("lws-nodes-not-ready", "pod-on-unavailable-node", "Kubelet stopped posting node status."),
     ("lws-nodes-deleted", "group-on-one-node", "gpu-node-0"),
     # KAI keeps the whole 5-pod gang Pending, in its own words (PodGroup schedulingConditions and pod condition)
     ("grove-gang-pending", "gang-held",
