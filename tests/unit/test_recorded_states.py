@@ -24,6 +24,7 @@ from kubectl_dynamo import doctor
 from kubectl_dynamo.cli import cli
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.cluster.snapshot import read_secret_keys, take
+from tests.conftest import run_cli
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 STATES = sorted(p.name for p in RECORDED.iterdir() if (p / "manifest.json").is_file())
@@ -79,6 +80,14 @@ def test_state_holds_no_secret_value(state):
         assert '"managedFields"' not in kind.read_text(), kind
 
 
+@pytest.mark.parametrize("state", STATES)
+def test_doctor_reads_only_recorded_kinds(state):
+    # a kind doctor starts reading must join record.DOCTOR_KINDS (and the states be re-recorded), else the
+    # replay answers "not recorded" and doctor silently skips that kind
+    skipped = [s for s in result(state)["skipped"] if "not recorded" in s["reason"] or "forbidden" in s["reason"]]
+    assert skipped == []
+
+
 def multinode_expectations(state: str) -> Dict[tuple, int]:
     """(namespace, dgd, component) -> nodeCount, from the recorded DGDs' own specs."""
     out = {}
@@ -127,6 +136,9 @@ TODAY: Dict[str, List[str]] = {
     "lws-statefulset-failedcreate": ["group-incomplete"],
     "lws-cordoned": [],
     "lws-nodes-deleted": [],
+    "lws-controller-stopped": ["group-incomplete"],
+    "lws-nodes-not-ready": ["leader-not-ready"],
+    "grove-controller-stopped": ["group-incomplete", "orchestrator-too-old"],
     "grove-healthy": ["orchestrator-too-old"],
     "grove-gang-pending": ["orchestrator-too-old"],
     "grove-queue-missing": ["kai-queue-missing", "orchestrator-too-old"],
@@ -185,7 +197,9 @@ MISSING = [
     # the whole group Pending, with kube-scheduler's reason
     ("lws-cordoned", "group-pending", "4 node(s) were unschedulable"),
     # pods still Running/Ready on a node that no longer exists (until pod GC); both ranks on that one node
-    ("lws-nodes-deleted", "pod-on-missing-node", "gpu-node-0"),
+    ("lws-nodes-deleted", "pod-on-unavailable-node", "gpu-node-0"),
+    # every node NotReady (its kubelet, kwok here, stopped): the cause of the three leader-not-ready findings
+    ("lws-nodes-not-ready", "pod-on-unavailable-node", "Kubelet stopped posting node status."),
     ("lws-nodes-deleted", "group-on-one-node", "gpu-node-0"),
     # KAI keeps the whole 5-pod gang Pending, in its own words (PodGroup schedulingConditions and pod condition)
     ("grove-gang-pending", "gang-held",
@@ -197,6 +211,14 @@ MISSING = [
     # KAI v0.15.2's podgrouper maps only v1alpha1 DGDs: one PodGroup with minMember 1 for a v1beta1 DGD, so
     # its gang is not enforced; the version finding must name the gang it breaks
     ("grove-kai0152-gang-partial", "orchestrator-too-old", "vllm-big"),
+    # LWS stopped: its pod webhook (failurePolicy Fail) times out, so the StatefulSet cannot recreate the worker,
+    # while the LeaderWorkerSet status still says Available
+    ("lws-controller-stopped", "controller-create-failed",
+     'failed calling webhook "mpod.kb.io": failed to call webhook: Post "https://127.0.0.1:'),
+    ("lws-controller-stopped", "controller-not-reconciling", "trtllm-mn"),
+    # Grove stopped (its Deployment Available): the deleted worker is not recreated and the PodClique still
+    # reports 1/1 ready
+    ("grove-controller-stopped", "controller-not-reconciling", "trtllm-mn-0-worker-0-worker-wkr"),
     # Grove runs (its Deployment looks Available) yet does not recreate the headless Service it owns
     ("grove-headless-svc-deleted", "controller-not-reconciling", "sglang-mn-0"),
 ]
@@ -229,3 +251,12 @@ def test_doctor_from_option_runs_on_a_recording():
     assert proc.exit_code == 0, proc.output
     out = json.loads(proc.output)
     assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
+
+
+def test_doctor_from_exit_codes(tmp_path):
+    proc = run_cli("doctor", "--from", str(RECORDED / "lws-mpi-secret-deleted"), "-A")
+    assert proc.returncode == 1 and "ssh-secret-missing" in proc.stdout, proc.stderr
+    proc = run_cli("doctor", "--from", str(RECORDED / "lws-healthy"), "--exec")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --exec runs commands in live pods")
+    proc = run_cli("doctor", "--from", str(tmp_path / "nothing"))
+    assert proc.returncode == 2 and proc.stderr.startswith("error: snapshot "), proc.stderr
