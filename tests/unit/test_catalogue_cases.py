@@ -632,7 +632,8 @@ MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
 
 # Scopes a code is catalogued for that no pure path reaches, with the reason.
 UNREACHED: Dict[Tuple[str, str], str] = {
-    ("permission-denied", "manifest"): "added by cli/explain.py for a live DGD's unreadable context notes",
+    ("permission-denied", "manifest"): "explain.run_live adds it for a live DGD's unreadable context; it reads "
+                                       "the DGD and the context from a cluster",
     ("permission-denied", "dgd"): "doctor lists unreadable lookups under `skipped`, not as findings",
 }
 
