@@ -625,9 +625,23 @@ def _second_replica_missing() -> Ran:
     return doctor_on(doc=doc)  # only group 0's pods exist
 
 
+def _wait_for_leader_crashing() -> Ran:
+    """vLLM mp workers wait for the leader in init container wait-for-leader-mp
+    (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/dynamo/backend_vllm.go)."""
+    def crash(pods):
+        worker = _worker(pods)
+        worker["status"] = {"phase": "Pending", "initContainerStatuses": [
+            {"name": "wait-for-leader-mp", "ready": False, "restartCount": 5,
+             "state": {"waiting": {"reason": "CrashLoopBackOff"}}}],
+            "containerStatuses": [{"name": "main", "ready": False, "restartCount": 0,
+                                   "state": {"waiting": {"reason": "PodInitializing"}}}]}
+    return doctor_on(crash)
+
+
 # More inputs that must fire.
 MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
     ("group-incomplete", "dgd"): [_second_replica_missing],
+    ("crash-loop", "dgd"): [_wait_for_leader_crashing],
 }
 
 # Scopes a code is catalogued for that no pure path reaches, with the reason.
