@@ -168,7 +168,7 @@ ENTRIES: Tuple[Entry, ...] = (
       fix='leader logs (workers that never joined, NCCL/Ray errors)',
       refs=()),
     E('crash-loop', 'error', ('dgd',),
-      what='a container is in CrashLoopBackOff or restarted ≥ 3 times',
+      what='a container or init container is in CrashLoopBackOff or restarted ≥ 3 times',
       why='restarts of one rank restart the whole engine',
       fix='`kubectl logs --previous`',
       refs=()),

@@ -214,17 +214,22 @@ def leader_not_ready(view):
 
 @check("crash-loop", scope="dgd")
 def crash_loop(view):
-    """A container keeps restarting."""
+    """A container (or an init container, e.g. vLLM's wait-for-leader-mp) keeps restarting."""
     for c in view.components:
         for g in c.groups.values():
             for p in g.pods:
-                for cs in p.status.get("containerStatuses") or []:
-                    waiting = (cs.get("state") or {}).get("waiting") or {}
-                    if waiting.get("reason") == "CrashLoopBackOff" or cs.get("restartCount", 0) >= RESTARTS_CRASHLOOP:
-                        yield _f("crash-loop", "error", p.obj(),
-                                 f"{p.role} container {cs.get('name')} of {c.name} restarted {cs.get('restartCount', 0)} "
-                                 f"times ({waiting.get('reason') or 'running now'})",
-                                 f"kubectl logs -n {p.namespace} {p.name} -c {cs.get('name')} --previous")
+                for kind, key in (("container", "containerStatuses"), ("init container", "initContainerStatuses")):
+                    for cs in p.status.get(key) or []:
+                        yield from _crashing(c, p, kind, cs)
+
+
+def _crashing(c, p, kind: str, cs: dict):
+    waiting = (cs.get("state") or {}).get("waiting") or {}
+    if waiting.get("reason") == "CrashLoopBackOff" or cs.get("restartCount", 0) >= RESTARTS_CRASHLOOP:
+        yield _f("crash-loop", "error", p.obj(),
+                 f"{p.role} {kind} {cs.get('name')} of {c.name} restarted {cs.get('restartCount', 0)} "
+                 f"times ({waiting.get('reason') or 'running now'})",
+                 f"kubectl logs -n {p.namespace} {p.name} -c {cs.get('name')} --previous")
 
 
 def _probe_kinds(container):
