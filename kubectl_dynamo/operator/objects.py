@@ -29,6 +29,7 @@ LABEL_DISCOVERY_ENABLED = "nvidia.com/dynamo-discovery-enabled"
 LABEL_BASE_MODEL_HASH = "nvidia.com/dynamo-base-model-hash"
 ANN_BASE_MODEL = "nvidia.com/dynamo-base-model"
 LABEL_FAILOVER_MEMBER = "nvidia.com/dynamo-failover-engine-group-member"
+MAX_SERVICE_NAME = 63
 TERMINATION_DELAY = "15m0s"  # operator config orchestrators.grove.terminationDelay default
 
 
@@ -396,17 +397,31 @@ def _pod_specs(obj: dict) -> List[dict]:
 
 
 def component_services(dgd: dict, *, grove: bool, worker_hash: str) -> List[str]:
-    """The per-component Services the operator creates: with Kubernetes discovery for every
-    component, else for frontends; named after the component (Grove) or the DCD (LWS), dots as
-    dashes (graph.go GenerateComponentService, NormalizeKubeResourceName)."""
+    """The Services the operator creates: per component with Kubernetes discovery (else for
+    frontends), named after the component (Grove) or the DCD (LWS) with dots as dashes (graph.go
+    GenerateComponentService); one headless ``dynamo-model-<hash>`` per base model (modelRef);
+    the ``<component>-ray`` Service of a single-pod elastic-EP leader on Grove."""
+    from .grove import fnv32a
+    from .podspec import main_container_of
+    from .vllm import single_pod_elastic_ep
+
     meta = dgd["metadata"]
     discovery = (meta.get("annotations") or {}).get(api.ANN_DISCOVERY_BACKEND, "kubernetes")
     out = []
     for comp in dgd["spec"].get("components") or []:
-        if discovery != "kubernetes" and comp.get("type") != "frontend":
-            continue
-        name = selector_name(meta["name"], comp.get("name") or "") if grove else dcd_name(meta["name"], comp, worker_hash)
-        out.append(name.replace(".", "-").lower())
+        base = selector_name(meta["name"], comp.get("name") or "")
+        if discovery == "kubernetes" or comp.get("type") == "frontend":
+            name = base if grove else dcd_name(meta["name"], comp, worker_hash)
+            out.append(name.replace(".", "-").lower())
+        model = (comp.get("modelRef") or {}).get("name")
+        if model:  # one headless Service per base model (model_service.go)
+            out.append(f"dynamo-model-{_model_hash(model)}")
+        main = main_container_of(comp.get("podTemplate")) or {}
+        if grove and _nodes(comp) == 1 and comp.get("replicas", 1) == 1 and single_pod_elastic_ep(main):
+            ray = f"{base}-ray".replace(".", "-").lower()  # ElasticEPLeaderServiceName
+            if len(ray) > MAX_SERVICE_NAME:
+                ray = f"{ray[:MAX_SERVICE_NAME - 5]}-{fnv32a(ray.encode()) & 0xFFFF:04x}"
+            out.append(ray)
     return out
 
 

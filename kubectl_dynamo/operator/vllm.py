@@ -136,7 +136,7 @@ def _args_have(container: dict, flag: str, value: str) -> bool:
                for i, a in enumerate(args))
 
 
-def _single_pod_elastic_ep(container: dict) -> bool:
+def single_pod_elastic_ep(container: dict) -> bool:
     """RoleMain elastic EP: --enable-elastic-ep plus a Ray DP backend, anywhere in command+args."""
     tokens = [tok for part in (container.get("command") or []) + (container.get("args") or []) for tok in part.split()]
     if ELASTIC_EP not in tokens:
@@ -152,7 +152,7 @@ def _single_pod_elastic_ep(container: dict) -> bool:
 def decide(container: dict, ctx: RoleContext) -> Decision:
     """The launch mode for this role's container (see the module docstring)."""
     if not ctx.multinode:
-        if ctx.role == MAIN and _single_pod_elastic_ep(container):
+        if ctx.role == MAIN and single_pod_elastic_ep(container):
             return Decision("elastic-ep", "single pod with --enable-elastic-ep and a Ray data-parallel backend")
         return Decision("single-node", "one pod per replica; no multinode launch wiring")
     if ctx.role_templates:

@@ -154,3 +154,18 @@ def test_diff_shows_what_the_operator_changes_per_role():
     changes = data["components"][1]["roles"][0]["changes"]
     assert {"what": "probe added", "name": "startupProbe"}.items() <= next(
         c for c in changes if c["name"] == "startupProbe").items()
+
+
+def test_objects_related_services_model_and_elastic_ep():
+    """The Services the operator creates besides the component ones (ai-dynamo/dynamo@2a6da14c
+    internal/dynamo/model_service.go: dynamo-model-<sha256(model)[:8]>; graph.go
+    ElasticEPLeaderServiceName: <dgd>-<component>-ray for a single-pod elastic-EP leader)."""
+    import hashlib
+
+    docs = load(str(REPO / "tests" / "data" / "oracle" / "cases" / "vllm-v1beta1.yaml"))
+    eep = next(i for i in explain_documents(docs, orchestrator="grove", objects=True)["items"] if i["name"] == "vllm-eep")
+    assert "vllm-eep-single-ray" in eep["related"]["services"]
+    assert "vllm-eep-worker-ray" not in eep["related"]["services"]  # multinode: no leader Service
+    lora = load(str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_lora_agg_lora.yaml"))
+    item = explain_documents(lora, objects=True)["items"][0]  # modelRef.name: Qwen/Qwen3-0.6B
+    assert f"dynamo-model-{hashlib.sha256(b'Qwen/Qwen3-0.6B').hexdigest()[:8]}" in item["related"]["services"]
