@@ -330,7 +330,7 @@ def _follow(cluster, env, name, namespace, flt, opts, pods, version, readers: Re
             if event.get("type") != "BOOKMARK":
                 reconcile(obj, deleted=event.get("type") == "DELETED")
         elif item.line is END:
-            src = active.pop(item.key, None)
+            src = active.pop(item.key, None)  # type: ignore[call-overload]  # keys are tuples
             if src is not None and item.error is not None:
                 failed.append(f"{src.prefix}: the stream broke: {item.error}")
         elif item.key in active:
