@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import queue
 from datetime import datetime
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .checks import registry
 from .doctor import DGD_LABEL, DgdView, build_views
@@ -65,7 +65,7 @@ def restarts(pod_raw: dict) -> int:
 
 
 def _replicas(view: DgdView, component: str) -> int:
-    spec = next((c for c in (view.raw.get("spec") or {}).get("components") or []
+    spec: dict = next((c for c in (view.raw.get("spec") or {}).get("components") or []
                  if (c.get("name") or "").lower() == component.lower()), {})
     value = spec.get("replicas")
     return 1 if value is None else int(value)
@@ -86,7 +86,7 @@ def summarize_view(view: DgdView, findings: List[dict], now: datetime) -> dict:
     for c in view.components:
         node_count = int(c.expected["nodeCount"])
         desired = _replicas(view, c.name)
-        groups = []
+        groups: List[Dict[str, Any]] = []
         for index in sorted(c.groups):
             g = c.groups[index]
             ranks = sorted({p.rank for p in g.pods if p.rank is not None})
