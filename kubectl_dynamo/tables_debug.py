@@ -72,3 +72,46 @@ def line(cells: List[Any], ws: List[int]) -> str:
     text = ["-" if c is None else str(c) for c in cells]
     return "   ".join(c.ljust(w) for c, w in zip(text, ws + [0] * len(text))).rstrip()
 
+
+
+# -- tree ---------------------------------------------------------------------------------------------
+
+def _tree_label(n: dict, color: bool) -> str:
+    text = f"{n['kind']}/{n['name']}"
+    if n["kind"] == "Pod":
+        rank = "-" if n.get("rank") is None else n["rank"]
+        text += f"  {n.get('component') or '?'}/{n.get('group')}/{rank}({n.get('role')})  node {n.get('node') or '-'}"
+    status = n.get("status") or ""
+    if status:
+        kind = "ok" if ("ready" in status and "not ready" not in status) or "Running" in status else "warning"
+        if status == "missing":
+            kind = "error"
+        text += "  " + paint(status, kind, color)
+    missing = [f"{x['kind']}/{x['name']}" for x in n.get("needs") or [] if x["present"] is False and not x["optional"]]
+    if missing:
+        text += "  " + paint("missing " + ", ".join(missing), "error", color)
+    return text
+
+
+def format_tree(data: dict, wide: bool, color: bool) -> str:
+    lines = [_tree_label(data, color)]
+
+    def walk(node: dict, indent: str) -> None:
+        kids = node.get("children") or []
+        for i, child in enumerate(kids):
+            last = i == len(kids) - 1
+            via = f"  [{child['via']}]" if wide and child.get("via") else ""
+            lines.append(indent + ("└─ " if last else "├─ ") + _tree_label(child, color) + via)
+            walk(child, indent + ("   " if last else "│  "))
+
+    walk(data, "")
+    if data.get("needs"):
+        lines += ["", "Needed by the groups:"]
+        for need in data["needs"]:
+            state = {True: paint("present", "ok", color), False: paint("MISSING", "error", color),
+                     None: paint("unknown (forbidden)", "warning", color)}[need["present"]]
+            optional = " (optional)" if need["optional"] else ""
+            lines.append(f"  {need['kind']}/{need['name']}: {state}{optional}  <- {', '.join(need['neededBy'])}")
+    if data.get("skipped"):
+        lines += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in data["skipped"]]
+    return "\n".join(lines)
