@@ -115,3 +115,16 @@ def format_tree(data: dict, wide: bool, color: bool) -> str:
     if data.get("skipped"):
         lines += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in data["skipped"]]
     return "\n".join(lines)
+
+
+# -- collect ------------------------------------------------------------------------------------------
+
+def format_collect(data: dict, wide: bool, color: bool) -> str:
+    d = data["doctor"]
+    out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB): {data['files']} files, {data['pods']} pods, "
+           f"{data['logs']} logs; doctor: {d['errors']} errors, {d['warnings']} warnings.",
+           f"Offline: kubectl dynamo doctor --from {data['output']}"]
+    for title, items, kind in (("Forbidden", data["forbidden"], "error"), ("Unavailable", data["unavailable"], "warning")):
+        if items:
+            out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
+    return "\n".join(out)
