@@ -41,6 +41,8 @@ KINDS: Tuple[Tuple[str, str, str, str], ...] = (
     ("scheduler.grove.io", "v1alpha1", "podgangs", "PodGang"),
     ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
     ("apps", "v1", "statefulsets", "StatefulSet"),
+    ("apps", "v1", "deployments", "Deployment"),  # single-node components (a frontend)
+    ("apps", "v1", "replicasets", "ReplicaSet"),
 )
 
 
@@ -141,7 +143,10 @@ def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists:
     by_name = {(o["kind"], _meta(o).get("name")): o for o in objs}
     dgd_uid = _meta(dgd).get("uid")
     children: Dict[Optional[str], List[Tuple[dict, Optional[str]]]] = {}  # parent key -> [(child, via)]
+    ganged = {_labels(o).get(GROVE_PODGANG) for o in objs if o["kind"] == "Pod"}
     for o in objs:
+        if o["kind"] == "PodGang" and _meta(o).get("name") in ganged:
+            continue  # shown between its pods' PodClique and the pods instead
         parent, via = _parent(o, by_uid, by_name, dgd_uid, name)
         if parent is not None:
             children.setdefault(parent, []).append((o, via))

@@ -19,30 +19,32 @@ from .result import Result
 
 
 def human_age(seconds: float) -> str:
-    """kubectl's AGE column (k8s.io/apimachinery pkg/util/duration/duration.go, HumanDuration, v0.33.13)."""
-    s = int(seconds)
-    if s < 0:
+    """kubectl's AGE column (k8s.io/apimachinery pkg/util/duration/duration.go, HumanDuration, v0.33.3)."""
+    whole = int(seconds)  # truncates toward zero, as Go's int(d.Seconds())
+    if whole < -1:
         return "<invalid>"
-    if s < 120:
-        return f"{s}s"
-    m = s // 60
-    if m < 10:
-        return f"{m}m" + (f"{s % 60}s" if s % 60 else "")
-    if m < 180:
-        return f"{m}m"
-    h = s // 3600
-    if h < 8:
-        return f"{h}h" + (f"{m % 60}m" if m % 60 else "")
-    if h < 48:
-        return f"{h}h"
-    if h < 24 * 8:
-        return f"{h // 24}d" + (f"{h % 24}h" if h % 24 else "")
-    if h < 24 * 365 * 2:
-        return f"{h // 24}d"
-    if h < 24 * 365 * 8:
-        days = h // 24
-        return f"{days // 365}y" + (f"{days % 365}d" if days % 365 else "")
-    return f"{h // 24 // 365}y"
+    if whole < 0:
+        return "0s"
+    if whole < 120:
+        return f"{whole}s"
+    minutes = whole // 60
+    if minutes < 10:
+        return f"{minutes}m" + (f"{whole % 60}s" if whole % 60 else "")
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = whole // 3600
+    if hours < 8:
+        return f"{hours}h" + (f"{minutes % 60}m" if minutes % 60 else "")
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return f"{hours // 24}d" + (f"{hours % 24}h" if hours % 24 else "")
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = hours // 24 % 365
+        return f"{hours // 24 // 365}y" + (f"{days}d" if days else "")
+    return f"{hours // 24 // 365}y"
 
 
 def _parse_time(text: Optional[str]) -> Optional[datetime]:
