@@ -14,10 +14,10 @@ import heapq
 import queue
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple, cast
 
 from .cluster.client import path_for
-from .cluster.streams import END, Item, Readers, drain, list_with_version, open_watch, watch_event
+from .cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
 from .doctor import COMPONENT_LABEL, DGD_LABEL, PodInfo, classify
 from .environment import Environment
 from .errors import DynamoError, ExitCode, NotFound, UsageError
@@ -144,6 +144,10 @@ def split_timestamp(line: bytes) -> Tuple[str, bytes]:
 
 
 def timestamp_key(text: str) -> str:
+    if len(text) >= 20 and text[-1] == "Z" and text[10] == "T" and (len(text) == 20 or text[19] == "."):
+        frac = text[20:-1]  # the kubelet's form (UTC): no parsing on the hot path
+        if frac.isdigit() or not frac:
+            return text[:19] + "." + frac.ljust(9, "0")[:9]
     base, frac = text, ""
     zone = "Z" if text.endswith("Z") else text[-6:]
     body = text[:-1] if zone == "Z" else text[:-6]
@@ -170,11 +174,8 @@ class Printer:
         self.width = max((len(s.prefix) for s in srcs), default=0)
 
     def line(self, src: Source, raw: bytes) -> None:
-        ts, rest = split_timestamp(raw)
-        text = rest.decode("utf-8", errors="replace")
-        if self.timestamps:
-            head, _, _ = raw.partition(b" ")
-            text = head.decode("ascii", errors="replace") + " " + text
+        # every line was asked for with timestamps=true: the API puts one and a space before it
+        text = (raw if self.timestamps else raw.partition(b" ")[2]).decode("utf-8", errors="replace")
         if self.prefix:
             self.width = max(self.width, len(src.prefix))
             label = src.prefix.ljust(self.width)
@@ -191,12 +192,12 @@ def merged(queues: List[Tuple[Source, queue.Queue[Item]]], failed: List[str]) ->
 
     def one(src: Source, q: queue.Queue[Item]):
         for item in drain(q):
-            if item.line is END:
+            if item.end:
                 if item.error is not None:
                     failed.append(f"{src.prefix}: the stream broke: {item.error}")
                 return
-            key, _ = split_timestamp(item.line)
-            yield key, src.order, src, item.line
+            for line in item.lines:
+                yield split_timestamp(line)[0], src.order, src, line
 
     for _, _, src, line in heapq.merge(*(one(s, q) for s, q in queues), key=lambda t: (t[0], t[1])):
         yield src, line
@@ -213,7 +214,6 @@ class LogOptions:
     timestamps: bool = False
     prefix: bool = True
     max_line: int = 16 * 1024
-    buffer_lines: int = 1024
 
 
 def pods_of(cluster, namespace: str, name: str) -> Tuple[List[dict], Optional[str]]:
@@ -245,7 +245,7 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
         raise NotFound(f"no pod of dynamographdeployment {namespace}/{name} matches {describe_filters(flt)} "
                        f"(pods: {', '.join(ranks)})")
     printer = Printer(env, srcs, timestamps=opts.timestamps, prefix=opts.prefix)
-    readers = Readers(opts.buffer_lines, opts.max_line)
+    readers = Readers(max_line=opts.max_line)
     failed: List[str] = []
     try:
         if opts.follow:
@@ -315,25 +315,27 @@ def _follow(cluster, env, name, namespace, flt, opts, pods, version, readers: Re
         except queue.Empty:
             continue
         if item.key == watch_key:
-            if item.line is END:  # the server ends watches after a while: resume, or re-list when too old
+            if item.end:  # the server ends watches after a while: resume, or re-list when too old
                 readers.add(watch_key, open_watch(cluster, pods_path, version, label_selector=selector),
                             decode=watch_event)
                 continue
-            event = item.line
-            obj = event.get("object") or {}
-            if event.get("type") == "ERROR":  # 410 Gone: the version is too old; list again
-                fresh, version = list_with_version(cluster, pods_path, label_selector=selector)
-                for pod in fresh:
-                    reconcile(pod)
-                continue
-            version = (obj.get("metadata") or {}).get("resourceVersion") or version
-            if event.get("type") != "BOOKMARK":
-                reconcile(obj, deleted=event.get("type") == "DELETED")
-        elif item.line is END:
-            src = active.pop(item.key, None)  # type: ignore[call-overload]  # keys are tuples
+            for event in item.lines:
+                obj = event.get("object") or {}
+                if event.get("type") == "ERROR":  # 410 Gone: the version is too old; list again
+                    fresh, version = list_with_version(cluster, pods_path, label_selector=selector)
+                    for pod in fresh:
+                        reconcile(pod)
+                    continue
+                version = (obj.get("metadata") or {}).get("resourceVersion") or version
+                if event.get("type") != "BOOKMARK":
+                    reconcile(obj, deleted=event.get("type") == "DELETED")
+        elif item.end:
+            src = active.pop(cast(tuple, item.key), None)
             if src is not None and item.error is not None:
                 failed.append(f"{src.prefix}: the stream broke: {item.error}")
         elif item.key in active:
-            printer.line(active[item.key], item.line)
+            src = active[cast(tuple, item.key)]
+            for line in item.lines:
+                printer.line(src, line)
             if readers.shared.empty():
                 env.stdout.flush()

@@ -156,7 +156,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from .cluster.client import path_for
     from .cluster.snapshot import slim_pod, take
-    from .cluster.streams import END, Readers, list_with_version, open_watch, watch_event
+    from .cluster.streams import Readers, list_with_version, open_watch, watch_event
     from .tables_debug import get_rows, line, widths
 
     namespace = None if all_namespaces else cluster.namespace
@@ -205,18 +205,19 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
             except queue.Empty:
                 continue
             kind = str(item.key)
-            if item.line is END:
+            if item.end:
                 start(kind)  # the server ends watches after a while: resume from the last version
                 continue
-            event = item.line
-            obj = event.get("object") or {}
-            if event.get("type") == "ERROR":  # 410 Gone: re-list that kind
-                path, labels, fields = watches[kind]
-                fresh, versions[kind] = list_with_version(cluster, path, label_selector=labels, field_selector=fields)
-                state[kind] = {_uid(o): (slim_pod(o) if kind == "pod" else o) for o in fresh}
-                readers.stop(kind)
-                start(kind)
-            else:
+            for event in item.lines:
+                obj = event.get("object") or {}
+                if event.get("type") == "ERROR":  # 410 Gone: re-list that kind
+                    path, labels, fields = watches[kind]
+                    fresh, versions[kind] = list_with_version(cluster, path, label_selector=labels,
+                                                              field_selector=fields)
+                    state[kind] = {_uid(o): (slim_pod(o) if kind == "pod" else o) for o in fresh}
+                    readers.stop(kind)
+                    start(kind)
+                    break
                 versions[kind] = (obj.get("metadata") or {}).get("resourceVersion") or versions[kind]
                 if event.get("type") == "BOOKMARK":
                     continue

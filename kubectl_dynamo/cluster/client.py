@@ -12,7 +12,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 from urllib.parse import urlencode
 
 from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized, UsageError
@@ -203,7 +203,8 @@ class Cluster:
 
 
 class Stream:
-    """An open streaming response. ``lines()`` yields complete lines (bytes, without the newline);
+    """An open streaming response. ``lines()`` yields complete lines (bytes, without the newline),
+    ``batches()`` the same a chunk at a time;
     a line longer than ``max_line`` is cut into pieces of that size, so memory stays bounded whatever
     a container prints. ``close()`` may be called from another thread: it shuts the socket down,
     which ends a blocked read."""
@@ -215,28 +216,34 @@ class Stream:
         self.closed = False
         self.error: Optional[Exception] = None  # why the stream ended early, if it did
 
-    def lines(self, max_line: int = 16 * 1024) -> Iterator[bytes]:
+    def batches(self, max_line: int = 16 * 1024) -> Iterator[List[bytes]]:
+        """The complete lines of each chunk as it arrives (one list per read: queues then move
+        chunks, not lines)."""
         buf = b""
         try:
             while True:
                 chunk = self._raw.read1(self.CHUNK)
                 if not chunk:
                     break
-                buf += chunk
-                while True:
-                    cut = buf.find(b"\n")
-                    if cut < 0:
-                        break
-                    yield from _pieces(buf[:cut], max_line)
-                    buf = buf[cut + 1:]
-                while len(buf) >= max_line:
-                    yield buf[:max_line]
+                parts = (buf + chunk).split(b"\n")
+                buf = parts.pop()
+                out: List[bytes] = []
+                for line in parts:
+                    out.extend(_pieces(line, max_line))
+                while len(buf) >= max_line:  # a line without its end yet: never hold more than max_line
+                    out.append(buf[:max_line])
                     buf = buf[max_line:]
+                if out:
+                    yield out
         except Exception as e:  # the server or close() ended the connection mid-stream: the stream ends
             self.error = None if self.closed else e
             return
         if buf:
-            yield buf
+            yield [buf]
+
+    def lines(self, max_line: int = 16 * 1024) -> Iterator[bytes]:
+        for batch in self.batches(max_line):
+            yield from batch
 
     def close(self) -> None:
         self.closed = True

@@ -1,9 +1,11 @@
 """Many concurrent API streams (pod logs, watches) read by one reader thread each into a bounded queue.
 
-A reader thread per open stream, never per line; each queue holds at most ``maxsize`` lines of at
-most ``Stream.lines``' ``max_line`` bytes, and a full queue blocks its readers (back-pressure down to
-the TCP connection), so memory stays bounded however fast pods log. ``close()`` shuts every stream
-down from the consuming thread, which ends the blocked reads (Ctrl-C exits at once).
+A reader thread per open stream, never per line. Queues move batches (the lines of one read of at
+most ``Stream.CHUNK`` bytes, plus at most one cut ``max_line``): the shared queue holds at most
+``maxsize`` of them, a stream's own queue ``per_stream``, and a full queue blocks its readers
+(back-pressure down to the TCP connection), so memory stays bounded however fast pods log.
+``close()`` shuts every stream down from the consuming thread, which ends the blocked reads (Ctrl-C
+exits at once).
 """
 
 from __future__ import annotations
@@ -12,25 +14,24 @@ import json
 import queue
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Hashable, Iterator, Optional
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional
 
 from .client import Stream
-
-END = object()  # a reader's last item: its stream ended
 
 
 @dataclass
 class Item:
     key: Hashable  # which stream
-    line: Any  # bytes of a log line, a decoded watch event, or END
-    error: Optional[Exception] = None  # with END: why the stream broke, None when it ended normally
+    lines: List[Any]  # log lines (bytes) or decoded watch events, in order
+    end: bool = False  # the stream's last item (with no lines)
+    error: Optional[Exception] = None  # with end: why the stream broke, None when it ended normally
 
 
 class Readers:
     """Readers of several streams into one bounded queue (or one queue per stream, for merging)."""
 
-    def __init__(self, maxsize: int = 1024, max_line: int = 16 * 1024):
-        self.maxsize = maxsize
+    def __init__(self, maxsize: int = 64, max_line: int = 16 * 1024, per_stream: int = 8):
+        self.per_stream = per_stream
         self.max_line = max_line
         self.shared: queue.Queue[Item] = queue.Queue(maxsize)
         self.streams: Dict[Hashable, Stream] = {}
@@ -39,7 +40,7 @@ class Readers:
     def add(self, key: Hashable, stream: Stream, *, decode: Optional[Callable[[bytes], Any]] = None,
             own_queue: bool = False) -> queue.Queue[Item]:
         """Start reading ``stream``; its items go to the shared queue, or to a new queue of its own."""
-        q: queue.Queue[Item] = queue.Queue(self.maxsize) if own_queue else self.shared
+        q: queue.Queue[Item] = queue.Queue(self.per_stream) if own_queue else self.shared
         with self._lock:
             self.streams[key] = stream
         threading.Thread(target=self._read, args=(key, stream, q, decode), daemon=True,
@@ -48,14 +49,14 @@ class Readers:
 
     def _read(self, key, stream: Stream, q: queue.Queue[Item], decode) -> None:
         try:
-            for line in stream.lines(self.max_line):
+            for batch in stream.batches(self.max_line):
                 if stream.closed:
                     break
-                q.put(Item(key, decode(line) if decode else line))
+                q.put(Item(key, [decode(line) for line in batch] if decode else batch))
             error = stream.error
         except Exception as e:  # a decode error or a broken connection ends this stream only
             error = e
-        q.put(Item(key, END, error))
+        q.put(Item(key, [], True, error))
 
     def stop(self, key: Hashable) -> None:
         with self._lock:
@@ -71,15 +72,15 @@ class Readers:
 
 
 def drain(q: queue.Queue[Item], tick: float = 0.5) -> Iterator[Item]:
-    """The items of one stream's own queue up to its END (exclusive); the END item's error is raised
-    as the caller decides, so it is yielded too. ``tick`` only keeps the wait interruptible by Ctrl-C."""
+    """The items of one stream's own queue up to and with its end item (whose error the caller
+    judges). ``tick`` only keeps the wait interruptible by Ctrl-C."""
     while True:
         try:
             item = q.get(timeout=tick)
         except queue.Empty:
             continue
         yield item
-        if item.line is END:
+        if item.end:
             return
 
 

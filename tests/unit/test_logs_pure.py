@@ -12,7 +12,7 @@ import threading
 import time
 
 from kubectl_dynamo.cluster.client import Stream
-from kubectl_dynamo.cluster.streams import END, Readers, drain
+from kubectl_dynamo.cluster.streams import Readers, drain
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.logs import Filters, Printer, Source, merged, sources, split_timestamp, timestamp_key
 
@@ -128,18 +128,18 @@ class Endless:
 
 def test_queue_bounds_memory_and_close_ends_the_reader():
     raw = Endless()
-    readers = Readers(maxsize=8)
+    readers = Readers(per_stream=8)
     q = readers.add("k", Stream(raw), own_queue=True)
     deadline = time.monotonic() + 5
     while q.qsize() < 8 and time.monotonic() < deadline:
         time.sleep(0.01)
     served = raw.served
     time.sleep(0.2)
-    # the reader is blocked on the full queue: it stopped reading (back-pressure), nothing piles up
+    # the reader is blocked on the full queue (8 batches): it stopped reading (back-pressure)
     assert q.qsize() == 8 and raw.served <= served + 1
     readers.close()
     items = list(drain(q, tick=0.05))
-    assert items[-1].line is END and items[-1].error is None  # closed by us: not an error
+    assert items[-1].end and items[-1].error is None  # closed by us: not an error
     assert len(items) <= 8 + 2
     assert not any(t.name == "stream k" for t in threading.enumerate() if t.is_alive())
 
