@@ -81,8 +81,8 @@ def status_of(obj: dict) -> str:
     parts = []
     if st.get("phase"):
         parts.append(str(st["phase"]))
-    replicas = (obj.get("spec") or {}).get("replicas", st.get("replicas"))
-    if "readyReplicas" in st or (replicas is not None and kind in ("StatefulSet", "LeaderWorkerSet", "PodClique")):
+    if "readyReplicas" in st or "replicas" in st:  # a controller reported it (an empty status says nothing)
+        replicas = (obj.get("spec") or {}).get("replicas", st.get("replicas"))
         parts.append(f"ready {st.get('readyReplicas', 0)}/{replicas if replicas is not None else '?'}")
     for c in st.get("conditions") or []:
         if c.get("type") in ("Ready", "Available") and not parts:

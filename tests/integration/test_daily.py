@@ -34,8 +34,7 @@ CONTROLLER_LINE = "controller reconciled DynamoGraphDeployment"
 OTHER_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0"
 
 
-def cri(ts: str, text: str) -> str:
-    return f"{ts} stdout F {text}\n"  # the CRI log format kwok reads (k8s.io/cri-client pkg/logs)
+cri = s.cri_line
 
 
 # rank -> (current lines, previous lines); times interleave across ranks so the merge order is known
@@ -43,43 +42,7 @@ LINES = {r: ([(f"2026-12-01T09:00:0{r + 1}.5Z", f"rank {r} starts"), (f"2026-12-
              [(f"2026-12-01T08:00:0{r + 1}Z", f"rank {r} previous crash")]) for r in range(3)}
 
 
-def grove_objects(doc, pods):
-    """What the Grove controller would create for the DGD's one scaling group (labels only)."""
-    name = doc["metadata"]["name"]
-    part_of = {"app.kubernetes.io/part-of": name}
-    cliques = sorted({p["metadata"]["labels"]["grove.io/podclique"] for p in pods})
-    objs = [{"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet",
-             "metadata": {"name": name, "namespace": NS, "labels": {"nvidia.com/dynamo-graph-deployment-name": name}},
-             "spec": {"replicas": 1, "template": {"cliques": []}}},
-            {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueScalingGroup",
-             "metadata": {"name": f"{name}-0-decode", "namespace": NS, "labels": part_of},
-             "spec": {"replicas": 1, "cliqueNames": ["decode-ldr", "decode-wkr"]}}]
-    for c in cliques:
-        objs.append({"apiVersion": "grove.io/v1alpha1", "kind": "PodClique",
-                     "metadata": {"name": c, "namespace": NS,
-                                  "labels": {**part_of, "grove.io/podcliquescalinggroup": f"{name}-0-decode"}},
-                     "spec": {"roleName": c.rsplit("-", 2)[-2] + "-" + c.rsplit("-", 1)[-1], "replicas": 1,
-                              "podSpec": {"containers": [{"name": "main", "image": "x"}]}}})
-    objs.append({"apiVersion": "scheduler.grove.io/v1alpha1", "kind": "PodGang",
-                 "metadata": {"name": f"{name}-0", "namespace": NS, "labels": part_of},
-                 "spec": {"podgroups": [{"name": c, "minReplicas": 1, "podReferences": [
-                     {"namespace": NS, "name": p["metadata"]["name"]} for p in pods
-                     if p["metadata"]["labels"]["grove.io/podclique"] == c]} for c in cliques]}})
-    return objs
-
-
-INIT_LINE = "waiting for the leader"
-
-
-def logs_cr(pod_name, current, previous=None):
-    """The main container's current (and previous) log; every other container (the operator's
-    wait-for-leader init container) logs INIT_LINE from ``init.log`` beside them."""
-    spec = {"containers": ["main"], "logsFile": str(current)}
-    if previous:
-        spec["previousLogsFile"] = str(previous)
-    other = {"logsFile": str(current.parent / "init.log")}
-    return {"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs", "metadata": {"name": pod_name, "namespace": NS},
-            "spec": {"logs": [spec, other]}}
+INIT_LINE = "waiting for the leader"  # what every container but main logs (the operator's init container)
 
 
 class State:
@@ -127,8 +90,9 @@ def state(sandbox, tmp_path_factory):
               "type": "Opaque", "stringData": {"HF_TOKEN": SECRET_VALUE}}
     sandbox.kubectl("apply", "-f", "-", input=json.dumps(objs[0]))
     sandbox.kubectl("apply", "--server-side", "-f", "-", input="\n---\n".join(json.dumps(o) for o in [
-        *[logs_cr(p["metadata"]["name"], files / f"rank{s_rank(p)}.log", files / f"rank{s_rank(p)}.previous.log")
-          for p in pods], secret, *grove_objects(doc, pods), *objs[1:]]))
+        *[s.kwok_logs(p["metadata"]["name"], NS, files / f"rank{s_rank(p)}.log", files / f"rank{s_rank(p)}.previous.log",
+                    other=files / "init.log")
+          for p in pods], secret, *s.grove_objects(doc, pods), *objs[1:]]))
     sandbox.kubectl("-n", NS, "wait", "--for=condition=Ready", "pod", "--all", "--timeout=120s")
     yield st
     world.clear_objects()
@@ -352,7 +316,7 @@ def test_logs_follow_new_lines_and_a_recreated_rank(sandbox, state):
     second = state.files / "rank2.second.log"
     second.write_text(cri("2026-12-01T09:02:00Z", "rank 2 second life"))
     sandbox.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=json.dumps(
-        logs_cr(name, second, state.files / "rank2.log")))
+        s.kwok_logs(name, NS, second, state.files / "rank2.log", other=state.files / "init.log")))
     sandbox.kubectl("create", "-f", "-", input=json.dumps(pod))
     seen = run.wait_for(lambda line: line.endswith("rank 2 second life"), timeout=90)
     assert seen[-1] == f"{expected(2, 'worker')} rank 2 second life"
