@@ -247,3 +247,88 @@ def test_crd_versions_and_deployment_selection():
     assert selected_by(dep, {"metadata": {"namespace": "a", "labels": {"app": "x", "b": "c"}}})
     assert not selected_by(dep, {"metadata": {"namespace": "b", "labels": {"app": "x"}}})
     assert not selected_by(dep, {"metadata": {"namespace": "a", "labels": {"app": "y"}}})
+
+
+class RecordedWithLogs(RecordedCluster):
+    """A recording that also serves pod logs: each container's log is one line naming it (a
+    recording holds no logs; this stands in for the kubelet's)."""
+
+    timeout = 30.0
+
+    def stream(self, path, params=None, *, read_timeout=None):
+        from kubectl_dynamo.cluster.client import Stream
+        from kubectl_dynamo.errors import NotFound
+
+        if (params or {}).get("previous"):
+            raise NotFound("previous terminated container not found")
+        pod = path.rsplit("/", 2)[-2]
+        return Stream(FakeChunks([f"2026-12-01T09:00:00Z {pod} {params['container']} says hello\n".encode()]))
+
+
+class FakeChunks:
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+
+    def read1(self, n):
+        return self.chunks.pop(0) if self.chunks else b""
+
+    def close(self):
+        pass
+
+
+def tty_env(tty):
+    import io
+
+    from kubectl_dynamo.environment import Environment
+
+    return Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(), stderr_isatty=tty,
+                       now=lambda: datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc))
+
+
+@pytest.mark.parametrize("state", ["grove-healthy", "lws-mpi-secret-deleted"])
+def test_collect_of_a_recorded_state_replays_the_same_doctor(state, tmp_path):
+    import tarfile
+
+    from kubectl_dynamo.collect import run_collect
+    from kubectl_dynamo.doctor import run_doctor
+
+    source = RecordedWithLogs(str(RECORDED / state), "llm")
+    bundle = str(tmp_path / "b.tar.gz")
+    env = tty_env(True)
+    result = run_collect(source, env, name=None, all_namespaces=True, output=bundle)
+    assert "collect: logs" in env.stderr.getvalue() and env.stderr.getvalue().endswith("\r\x1b[K")  # progress, then cleared
+    direct = run_doctor(RecordedCluster(str(RECORDED / state)), all_namespaces=True).data
+    offline = run_doctor(RecordedCluster(bundle), all_namespaces=True).data
+    assert offline["findings"] == direct["findings"] and offline["deployments"] == direct["deployments"]
+    with tarfile.open(bundle) as tar:
+        names = tar.getnames()
+        manifest = json.loads(tar.extractfile("b/collect.json").read())
+    pods = json.loads((RECORDED / state / "resources/core/v1/pods.json").read_text())["items"]
+    ranked = [p for p in pods if "nvidia.com/dynamo-graph-deployment-name" in p["metadata"].get("labels", {})]
+    for p in ranked:
+        for c in p["spec"]["containers"]:
+            assert f"b/pods/{p['metadata']['namespace']}/{p['metadata']['name']}/{c['name']}.log" in names
+    assert len(manifest["ranks"]) == len(ranked) and result.data["pods"] == len(ranked)
+    assert any(n.startswith("b/controllers/") for n in names)  # the operator's and controllers' pods
+    quiet = tty_env(False)
+    run_collect(source, quiet, name=None, all_namespaces=True, output=bundle, force=True)
+    assert quiet.stderr.getvalue() == ""  # no progress off a terminal
+
+
+def test_collect_refuses_what_it_must_not_do(tmp_path):
+    from kubectl_dynamo.collect import run_collect
+    from kubectl_dynamo.errors import InputError, NotFound, UsageError
+
+    source = RecordedWithLogs(str(RECORDED / "grove-healthy"), "llm")
+    existing = tmp_path / "x.tar.gz"
+    existing.write_text("keep me")
+    with pytest.raises(InputError, match="--force"):
+        run_collect(source, tty_env(False), name="vllm-mn", all_namespaces=False, output=str(existing))
+    assert existing.read_text() == "keep me"
+    with pytest.raises(UsageError, match=".tar.gz"):
+        run_collect(source, tty_env(False), name="vllm-mn", all_namespaces=False, output=str(tmp_path / "x.zip"))
+    with pytest.raises(UsageError):
+        run_collect(source, tty_env(False), name=None, all_namespaces=False, output=str(tmp_path / "y.tar.gz"))
+    with pytest.raises(NotFound):
+        run_collect(source, tty_env(False), name="nope", all_namespaces=False, output=str(tmp_path / "y.tar.gz"))
+    assert not (tmp_path / "y.tar.gz").exists()
