@@ -174,8 +174,12 @@ class Printer:
         self.width = max((len(s.prefix) for s in srcs), default=0)
 
     def line(self, src: Source, raw: bytes) -> None:
-        # every line was asked for with timestamps=true: the API puts one and a space before it
-        text = (raw if self.timestamps else raw.partition(b" ")[2]).decode("utf-8", errors="replace")
+        # lines are asked for with timestamps=true: the API puts one and a space before each (not
+        # before the second piece of a line cut at max_line, which is printed whole)
+        head, sep, rest = raw.partition(b" ")
+        if not self.timestamps and sep and _looks_like_time(head):
+            raw = rest
+        text = raw.decode("utf-8", errors="replace")
         if self.prefix:
             self.width = max(self.width, len(src.prefix))
             label = src.prefix.ljust(self.width)
@@ -187,17 +191,24 @@ class Printer:
         self.env.stdout.write(text + "\n")
 
 
+def _looks_like_time(head: bytes) -> bool:
+    return len(head) >= 20 and head[4:5] == b"-" and head[10:11] == b"T"
+
+
 def merged(queues: List[Tuple[Source, queue.Queue[Item]]], failed: List[str]) -> Iterator[Tuple[Source, bytes]]:
-    """Lines of every stream in timestamp order (each stream is already in order)."""
+    """Lines of every stream in timestamp order (each stream is already in order; a line without a
+    time, the rest of a cut line, keeps the time of the line before it)."""
 
     def one(src: Source, q: queue.Queue[Item]):
+        key = ""
         for item in drain(q):
             if item.end:
                 if item.error is not None:
                     failed.append(f"{src.prefix}: the stream broke: {item.error}")
                 return
             for line in item.lines:
-                yield split_timestamp(line)[0], src.order, src, line
+                key = split_timestamp(line)[0] or key
+                yield key, src.order, src, line
 
     for _, _, src, line in heapq.merge(*(one(s, q) for s, q in queues), key=lambda t: (t[0], t[1])):
         yield src, line

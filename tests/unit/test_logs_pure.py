@@ -162,3 +162,22 @@ def test_colour_per_rank_only_on_a_terminal_without_no_color():
             assert first.split("decode")[0] != second.split("decode")[0]
         else:  # prefixes padded to one width
             assert text == "decode/0/0(leader) hi\ndecode/0/1(worker) ho\n"
+
+
+def test_a_cut_line_stays_whole_and_in_place():
+    a = Source("ns", "a", "", "decode", 0, 0, "leader", "main")
+    b = Source("ns", "b", "", "decode", 0, 1, "worker", "main")
+    readers = Readers(max_line=32)
+    long = b"2026-12-01T09:00:02Z " + b"x" * 20 + b" tail-of-the-line"
+    qa = readers.add(a, Stream(FakeRaw([long + b"\n2026-12-01T09:00:04Z a4\n"])), own_queue=True)
+    qb = readers.add(b, Stream(FakeRaw([b"2026-12-01T09:00:01Z b1\n2026-12-01T09:00:03Z b3\n"])), own_queue=True)
+    e = env(tty=False)
+    p = Printer(e, [a, b])
+    for src, line in merged([(a, qa), (b, qb)], []):
+        p.line(src, line)
+    out = e.stdout.getvalue().splitlines()
+    # the rest of rank 0's long line (cut at 32 bytes) follows its start, not ahead of rank 1's earlier
+    # line, and is printed whole (it has no timestamp to strip)
+    assert out == ["decode/0/1(worker) b1", "decode/0/0(leader) " + "x" * 11,
+                   "decode/0/0(leader) " + "x" * 9 + " tail-of-the-line", "decode/0/1(worker) b3",
+                   "decode/0/0(leader) a4"]
