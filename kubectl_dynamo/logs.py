@@ -265,8 +265,9 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
             queues = []
             for src in srcs:
                 try:
+                    # a read timeout between chunks (not in total): a log that ends must not hang
                     stream = cluster.stream(log_path(src), log_params(src, previous=opts.previous, since=opts.since,
-                                                                      tail=opts.tail))
+                                                                      tail=opts.tail), read_timeout=cluster.timeout)
                 except DynamoError as e:
                     failed.append(f"{src.prefix}: {e.message}")
                     continue
