@@ -69,6 +69,12 @@ def _is_dynamo_operator(d):
         "app.kubernetes.io/part-of") == "dynamo-operator") and labels.get("control-plane") == "controller-manager"
 
 
+def controller_deployments(deployments: Optional[list]) -> list:
+    """The Deployments of the Dynamo operator and of every orchestrator/scheduler controller."""
+    matchers = (_is_dynamo_operator, _is_grove, _is_kai_operator, _is_kai_operand, _is_lws, _is_volcano)
+    return [d for d in deployments or [] if any(m(d) for m in matchers)]
+
+
 def image_tag(image: Optional[str]) -> Optional[str]:
     """``repo/x:v1.2.3@sha256:..`` -> ``v1.2.3``; None for digest-only or untagged images."""
     if not image:

@@ -23,6 +23,7 @@ PROG = "kubectl dynamo"  # how users invoke it; usage lines say so (krew's best 
 # (or for the group's --help), so `explain -f` does not pay for doctor's or install's imports.
 COMMAND_MODULES = {
     "detect": "detect", "explain": "explain", "generate": "generate", "upgrade": "upgrade", "doctor": "doctor",
+    "get": "get", "tree": "tree", "logs": "logs", "collect": "collect",
     "install": "install", "version": "version", "completion": "completion", "__complete": "completion",
 }
 

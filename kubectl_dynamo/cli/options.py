@@ -40,13 +40,14 @@ def current_env() -> Environment:
     return env or Environment.from_process()
 
 
-def kube_options(*, all_namespaces: bool = True, default_format: str = "table",
+def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True,
                  namespace_help: str = "Namespace (default: the context's namespace).") -> Callable:
-    """Add --kubeconfig, --context, -n, [-A], --request-timeout, -o, -v; pass ``opts: Options``."""
+    """Add --kubeconfig, --context, -n, [-A], --request-timeout, [-o], -v; pass ``opts: Options``.
+    ``formats=False`` for commands whose output is a stream, not a result (logs)."""
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
-        def wrapper(*args, kubeconfig, context, namespace, request_timeout, output, verbose,
+        def wrapper(*args, kubeconfig, context, namespace, request_timeout, verbose, output=default_format,
                     all_namespaces_flag=False, **kwargs):
             opts = Options(Target(kubeconfig, context, namespace, request_timeout),
                            all_namespaces_flag, output, verbose, current_env())
@@ -61,13 +62,12 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table",
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
                                         help="Across all namespaces."))
-        options += [
-            click.option("--request-timeout", metavar="DURATION", default="30s", show_default=True,
-                         help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'),
-            click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,
-                         show_default=True, help="Output format."),
-            click.option("-v", "--verbose", is_flag=True, help="Show details of errors."),
-        ]
+        options.append(click.option("--request-timeout", metavar="DURATION", default="30s", show_default=True,
+                                    help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'))
+        if formats:
+            options.append(click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,
+                                        show_default=True, help="Output format."))
+        options.append(click.option("-v", "--verbose", is_flag=True, help="Show details of errors."))
         for option in reversed(options):
             wrapper = option(wrapper)
         return wrapper
@@ -85,3 +85,22 @@ def finish(code: int) -> None:
     ``main()`` and Click's test runner see it."""
     if int(code):
         click.get_current_context().exit(int(code))
+
+
+class Duration(click.ParamType):
+    """kubectl's durations for --since and friends: 30s, 5m, 1h30m (a bare number is seconds) -> seconds."""
+
+    name = "duration"
+
+    def convert(self, value, param, ctx):
+        import re
+
+        if isinstance(value, (int, float)):
+            return float(value)
+        text = str(value).strip()
+        if re.fullmatch(r"\d+(\.\d+)?", text):
+            return float(text)
+        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
+        if not parts or "".join(n + u for n, u in parts) != text:
+            self.fail(f'"{text}" is not a duration such as 30s, 5m or 1h30m', param, ctx)
+        return sum(float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[u] for n, u in parts)

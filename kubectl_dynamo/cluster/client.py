@@ -12,7 +12,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 from urllib.parse import urlencode
 
 from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized, UsageError
@@ -111,17 +111,38 @@ class Cluster:
         status = resp.status
         if 200 <= status < 300:
             return json.loads(raw) if raw else {}
-        message = _status_message(raw) or resp.reason or f"HTTP {status}"
+        raise self._error(status, raw, resp.reason, method, path)
+
+    def _error(self, status: int, raw: bytes, reason: Optional[str], method: str, path: str) -> DynamoError:
+        message = _status_message(raw) or reason or f"HTTP {status}"
         if status == 401:
-            raise Unauthorized(f"unauthorized: the cluster at {self.server} rejected the credentials ({message})")
+            return Unauthorized(f"unauthorized: the cluster at {self.server} rejected the credentials ({message})")
         if status == 403:
-            raise Forbidden(message)
+            return Forbidden(message)
         if status == 404:
-            raise NotFound(message)
+            return NotFound(message)
         err = DynamoError(f"{method} {path}: {message}")
         err.status = status
         err.body = _decode(raw)
-        raise err
+        return err
+
+    def stream(self, path: str, params: Optional[dict] = None, *, read_timeout: Optional[float] = None) -> Stream:
+        """A streaming GET (pod logs, watches): the open response, read line by line as it arrives.
+        No read timeout by default: a followed log may stay quiet for hours."""
+        query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
+        method, url, headers, _, _ = self._api.param_serialize(
+            "GET", path, header_params={"Accept": "*/*"}, auth_settings=["BearerToken"])
+        connect = min(self.timeout, 10.0) if self.timeout else None
+        self.requests += 1
+        try:
+            resp = self._api.call_api(method, url + query, header_params=headers,
+                                      _request_timeout=(connect, read_timeout))
+        except Exception as e:
+            raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}",
+                                     detail=repr(e)) from e
+        if not 200 <= resp.status < 300:
+            raise self._error(resp.status, resp.read(), resp.reason, "GET", path)
+        return Stream(resp.response)
 
     def get(self, path: str, params: Optional[dict] = None) -> dict:
         return self.request("GET", path, params)
@@ -179,6 +200,68 @@ class Cluster:
                               body={"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
                                     "spec": {"resourceAttributes": attrs}})
         return bool((review.get("status") or {}).get("allowed"))
+
+
+class Stream:
+    """An open streaming response. ``lines()`` yields complete lines (bytes, without the newline),
+    ``batches()`` the same a chunk at a time;
+    a line longer than ``max_line`` is cut into pieces of that size, so memory stays bounded whatever
+    a container prints. ``close()`` may be called from another thread: it shuts the socket down,
+    which ends a blocked read."""
+
+    CHUNK = 64 * 1024
+
+    def __init__(self, raw):
+        self._raw = raw  # a urllib3 HTTPResponse, not preloaded
+        self.closed = False
+        self.error: Optional[Exception] = None  # why the stream ended early, if it did
+
+    def batches(self, max_line: int = 16 * 1024) -> Iterator[List[bytes]]:
+        """The complete lines of each chunk as it arrives (one list per read: queues then move
+        chunks, not lines)."""
+        buf = b""
+        try:
+            while True:
+                chunk = self._raw.read1(self.CHUNK)
+                if not chunk:
+                    break
+                parts = (buf + chunk).split(b"\n")
+                buf = parts.pop()
+                out: List[bytes] = []
+                for line in parts:
+                    out.extend(_pieces(line, max_line))
+                while len(buf) >= max_line:  # a line without its end yet: never hold more than max_line
+                    out.append(buf[:max_line])
+                    buf = buf[max_line:]
+                if out:
+                    yield out
+        except Exception as e:  # the server or close() ended the connection mid-stream: the stream ends
+            self.error = None if self.closed else e
+            return
+        if buf:
+            yield [buf]
+
+    def lines(self, max_line: int = 16 * 1024) -> Iterator[bytes]:
+        for batch in self.batches(max_line):
+            yield from batch
+
+    def close(self) -> None:
+        self.closed = True
+        shutdown = getattr(self._raw, "shutdown", None)  # urllib3 >= 2.3: unblocks a reader thread
+        try:
+            if shutdown:
+                shutdown()
+            self._raw.close()
+        except Exception:  # closing a broken connection: nothing left to do
+            pass
+
+
+def _pieces(line: bytes, size: int) -> Iterator[bytes]:
+    if len(line) <= size:
+        yield line
+        return
+    for i in range(0, len(line), size):
+        yield line[i:i + size]
 
 
 def _decode(raw: bytes):

@@ -128,3 +128,48 @@ def group_objects(doc, *, configmap=True, secret=True, service=True, mutate=None
     if service:
         objs += headless_services(group)
     return objs + group
+
+
+def grove_objects(doc, pods):
+    """The PodCliqueSet, scaling group, PodCliques and PodGang the Grove controller would create for
+    the DGD's one multinode component (names as ai-dynamo/grove operator/api/common/namegen.go,
+    v0.1.0-alpha.12), linked by Grove's labels only: no Grove controller runs here."""
+    name, ns = doc["metadata"]["name"], doc["metadata"]["namespace"]
+    comp = pods[0]["metadata"]["labels"]["nvidia.com/dynamo-component"].lower()
+    pcsg = f"{name}-0-{comp}"
+    part_of = {"app.kubernetes.io/part-of": name}
+    cliques = sorted({p["metadata"]["labels"]["grove.io/podclique"] for p in pods})
+    objs = [{"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet",
+             "metadata": {"name": name, "namespace": ns, "labels": {"nvidia.com/dynamo-graph-deployment-name": name}},
+             "spec": {"replicas": 1, "template": {"cliques": []}}},
+            {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueScalingGroup",
+             "metadata": {"name": pcsg, "namespace": ns, "labels": part_of},
+             "spec": {"replicas": 1, "cliqueNames": [f"{comp}-ldr", f"{comp}-wkr"]}}]
+    for c in cliques:
+        objs.append({"apiVersion": "grove.io/v1alpha1", "kind": "PodClique",
+                     "metadata": {"name": c, "namespace": ns,
+                                  "labels": {**part_of, "grove.io/podcliquescalinggroup": pcsg}},
+                     "spec": {"roleName": f"{comp}-{c.rsplit('-', 1)[-1]}", "replicas": 1,
+                              "podSpec": {"containers": [{"name": "main", "image": "x"}]}}})
+    objs.append({"apiVersion": "scheduler.grove.io/v1alpha1", "kind": "PodGang",
+                 "metadata": {"name": f"{name}-0", "namespace": ns, "labels": part_of},
+                 "spec": {"podgroups": [{"name": c, "minReplicas": 1, "podReferences": [
+                     {"namespace": ns, "name": p["metadata"]["name"]} for p in pods
+                     if p["metadata"]["labels"]["grove.io/podclique"] == c]} for c in cliques]}})
+    return objs
+
+
+def kwok_logs(pod_name, ns, current, previous=None, *, other=None):
+    """kwok's Logs CR for one pod: what its main container's log (and previous instance's) is;
+    ``other`` is every other container's. kwok serves these CRI-format files through the kubelet
+    API it fakes (kwok v0.8.0 pkg/kwok/server/debugging_logs.go): the images cannot run here."""
+    main = {"containers": ["main"], "logsFile": str(current)}
+    if previous:
+        main["previousLogsFile"] = str(previous)
+    logs = [main] + ([{"logsFile": str(other)}] if other else [])
+    return {"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs", "metadata": {"name": pod_name, "namespace": ns},
+            "spec": {"logs": logs}}
+
+
+def cri_line(ts, text):
+    return f"{ts} stdout F {text}\n"  # the CRI log format kwok reads (k8s.io/cri-client pkg/logs)

@@ -201,9 +201,21 @@ class World:
             for f in crd_files(p):
                 args += ["-f", str(f)]
             self.sb.kubectl(*args)
-            self.sb.kubectl("wait", "--for=condition=Established", "--timeout=60s",
-                            *[f"crd/{n}" for n in crd_names(p)])
+            self.wait_established(crd_names(p))
         self.wait_discovery(want)
+
+    def wait_established(self, names, timeout=60.0):
+        """``kubectl wait`` fails at once ("status.conditions accessor error") on a CRD whose status
+        the apiserver has not written yet (seen on a fresh control plane): retry until the deadline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            proc = self.sb.kubectl("wait", "--for=condition=Established", "--timeout=60s",
+                                   *[f"crd/{n}" for n in names], check=False)
+            if proc.returncode == 0:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"CRDs not Established after {timeout:.0f}s: {proc.stderr.strip()}")
+            time.sleep(0.3)
 
     def wait_discovery(self, projects, timeout=30.0):
         """Discovery follows CRD changes asynchronously: poll until /apis matches the CRDs."""
