@@ -18,8 +18,9 @@ from .options import emit, kube_options
                    "TRT-LLM workers (needs pods/exec).")
 @click.option("--exec-timeout", type=float, default=20.0, show_default=True, metavar="SECONDS",
               help="Timeout of each --exec command.")
-@click.option("--from", "from_path", metavar="PATH", hidden=True,
-              help="Experimental: diagnose a recorded snapshot (docs/snapshot-format.md), not the cluster.")
+@click.option("--from", "from_path", metavar="PATH",
+              help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
+                   "(docs/snapshot-format.md).")
 @kube_options()
 def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
@@ -28,6 +29,7 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor -A                  # every DGD in every namespace
       kubectl dynamo doctor my-dgd -n dynamo    # one DGD
       kubectl dynamo doctor -A -o json --min-severity warning
+      kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
