@@ -9,16 +9,26 @@ them (as the operator, Grove and LWS set them):
   ``grove.io/podcliquescalinggroup-replica-index``, rank = leader 0, worker
   ``grove.io/podclique-pod-index`` + 1 (the operator's ``$((GROVE_PCLQ_POD_INDEX + 1))``);
 - LWS: group ``leaderworkerset.sigs.k8s.io/group-index``, rank ``…/worker-index`` (leader 0).
+
+Each DGD's *lineage* is every listed object whose ownerReferences lead to it (DynamoComponentDeployment,
+LeaderWorkerSet, StatefulSets, PodCliqueSet, PodCliqueScalingGroups, PodCliques, PodGangs, pods,
+PodGroups); its Warning events are the events of those objects.
+
+Root causes first (``link_causes``): a finding that follows from another one on the same group
+(``CAUSES``) carries ``cause`` = that finding's code and object, and the table shows it under its cause.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+import datetime
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional, Set, Tuple
 
 from .checks import catalogue, registry
 from .checks import cluster as cluster_checks
 from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
+from .checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
+from .checks.finding import Finding
 from .detection import detect, operator_context
 from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
 from .operator.api import LABEL_DGD as DGD_LABEL
@@ -29,6 +39,16 @@ GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
 GROVE_POD_INDEX = "grove.io/podclique-pod-index"
 LWS_GROUP = "leaderworkerset.sigs.k8s.io/group-index"
 LWS_WORKER = "leaderworkerset.sigs.k8s.io/worker-index"
+LWS_NAME = "leaderworkerset.sigs.k8s.io/name"
+# The pod's gang: LWS's volcano provider annotates every pod of a group with its Volcano PodGroup
+# (lws@v0.9.0 pkg/schedulerprovider/volcano_provider.go, annotation of k8s.io/api scheduling/v1alpha1
+# "scheduling.k8s.io/group-name"); KAI's podgrouper annotates pods with theirs (KAI-Scheduler@v0.17.0
+# pkg/common/constants "pod-group-name").
+VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+KAI_GROUP_ANNOTATION = "pod-group-name"
+DEFAULT_SCHEDULER = "default-scheduler"
+
+Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
 
 
 @dataclass
@@ -69,6 +89,53 @@ class PodInfo:
     def gates(self) -> List[str]:
         return [g.get("name") for g in self.spec.get("schedulingGates") or []]
 
+    # What the scheduling checks read of a pod (the fields a compact per-pod record must keep): labels,
+    # annotations (PodGroup), creationTimestamp, spec.nodeName / schedulerName / schedulingGates /
+    # subdomain, status.phase and conditions.
+    @property
+    def labels(self) -> dict:
+        return (self.raw.get("metadata") or {}).get("labels") or {}
+
+    @property
+    def phase(self) -> Optional[str]:
+        return self.status.get("phase")
+
+    @property
+    def node(self) -> Optional[str]:
+        return self.spec.get("nodeName")
+
+    @property
+    def scheduler(self) -> str:
+        return self.spec.get("schedulerName") or DEFAULT_SCHEDULER
+
+    @property
+    def created(self) -> Optional[str]:
+        return (self.raw.get("metadata") or {}).get("creationTimestamp")
+
+    @property
+    def pod_group(self) -> Optional[Tuple[str, str]]:
+        """("volcano" | "kai", PodGroup name) from the pod's annotations, or None."""
+        ann = (self.raw.get("metadata") or {}).get("annotations") or {}
+        if ann.get(VOLCANO_GROUP_ANNOTATION):
+            return "volcano", ann[VOLCANO_GROUP_ANNOTATION]
+        if ann.get(KAI_GROUP_ANNOTATION):
+            return "kai", ann[KAI_GROUP_ANNOTATION]
+        return None
+
+    @property
+    def waiting(self) -> bool:
+        """Not bound to a node, not held by a scheduling gate, not finished."""
+        return not self.scheduled and not self.gates and self.phase not in ("Succeeded", "Failed")
+
+    def scheduler_words(self) -> Optional[str]:
+        """What the scheduler wrote on the pod: the PodScheduled condition's message (or reason).
+        Volcano's reason ``Schedulable`` ("can possibly be assigned to ...") says the pod alone fits:
+        not a reason it waits."""
+        cond = self.condition("PodScheduled") or {}
+        if cond.get("status") == "True" or cond.get("reason") == "Schedulable":
+            return None
+        return cond.get("message") or cond.get("reason") or None
+
     def obj(self) -> dict:
         return {"kind": "Pod", "namespace": self.namespace, "name": self.name}
 
@@ -81,6 +148,14 @@ class Group:
 
     def role(self, name: str) -> List[PodInfo]:
         return [p for p in self.pods if p.role == name]
+
+    @property
+    def placed(self) -> List[PodInfo]:
+        return [p for p in self.pods if p.scheduled]
+
+    @property
+    def waiting(self) -> List[PodInfo]:
+        return [p for p in self.pods if p.waiting]
 
 
 @dataclass
@@ -105,10 +180,20 @@ class DgdView:
     components: List[ComponentView]
     snapshot: object  # cluster.snapshot.Snapshot
     secret_name: str
+    index: Optional[Index] = None  # the cluster-wide lookups (shared by every DGD)
+    lineage: Set[Key] = field(default_factory=set)  # the objects owned, transitively, by this DGD
 
     @property
     def name(self) -> str:
         return self.raw["metadata"]["name"]
+
+    def events(self) -> List[dict]:
+        """Warning events of every object in this DGD's lineage."""
+        idx = self.index
+        return [e for k in sorted(self.lineage, key=str) for e in (idx.events.get(k, []) if idx else [])]
+
+    def where(self, component: Optional[str] = None, group: Optional[int] = None) -> tuple:
+        return (self.namespace, self.name, component, group)
 
     @property
     def namespace(self) -> str:
@@ -116,6 +201,75 @@ class DgdView:
 
     def obj(self) -> dict:
         return {"kind": "DynamoGraphDeployment", "namespace": self.namespace, "name": self.name}
+
+
+def _key(obj: dict, kind: Optional[str] = None) -> Key:
+    meta = obj.get("metadata") or {}
+    return (kind or obj.get("kind") or "", meta.get("namespace"), meta.get("name", ""))
+
+
+@dataclass
+class Index:
+    """Cluster-wide lookups built once per run: nodes, PodGroups, events and the owner tree."""
+
+    nodes: Optional[Dict[str, dict]]  # None when nodes could not be read
+    volcano_podgroups: Optional[Dict[tuple, dict]]
+    kai_podgroups: Optional[Dict[tuple, dict]]
+    events: Dict[Key, List[dict]]
+    objects: Dict[Key, dict]
+    children: Dict[Key, List[Key]]
+    deployments: List[dict]
+    facts: object = None
+
+    def podgroup(self, pod: PodInfo) -> Optional[dict]:
+        ref = pod.pod_group
+        table = None if ref is None else (self.volcano_podgroups if ref[0] == "volcano" else self.kai_podgroups)
+        return (table or {}).get((pod.namespace, ref[1])) if ref else None
+
+    def lineage(self, root: Key) -> Set[Key]:
+        seen, todo = {root}, [root]
+        while todo:
+            for child in self.children.get(todo.pop(), []):
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+        return seen
+
+
+# Kinds whose objects may own a DGD's workloads, as the snapshot holds them.
+OWNED_KINDS = (("DynamoComponentDeployment", "componentdeployments"), ("LeaderWorkerSet", "leaderworkersets"),
+               ("StatefulSet", "statefulsets"), ("PodCliqueSet", "podcliquesets"),
+               ("PodCliqueScalingGroup", "podcliquescalinggroups"), ("PodClique", "podcliques"),
+               ("PodGang", "podgangs"))
+
+
+def build_index(snapshot) -> Index:
+    objects: Dict[Key, dict] = {}
+    for kind, attr in OWNED_KINDS:
+        for o in getattr(snapshot, attr, None) or []:
+            objects[_key(o, kind)] = o
+    for pod in snapshot.pods:
+        objects[_key(pod, "Pod")] = pod
+    vpg = {(g["metadata"].get("namespace"), g["metadata"]["name"]): g for g in snapshot.volcano_podgroups or []}
+    kpg = {(g["metadata"].get("namespace"), g["metadata"]["name"]): g for g in snapshot.kai_podgroups or []}
+    for g in snapshot.volcano_podgroups or []:
+        objects[_key(g, "PodGroup")] = g
+    for g in snapshot.kai_podgroups or []:
+        objects[_key(g, "PodGroup")] = g
+    children: Dict[Key, List[Key]] = {}
+    for key, o in objects.items():
+        for ref in (o.get("metadata") or {}).get("ownerReferences") or []:
+            children.setdefault((ref.get("kind"), key[1], ref.get("name")), []).append(key)
+    events: Dict[Key, List[dict]] = {}
+    for e in snapshot.events:
+        io = e.get("involvedObject") or {}
+        events.setdefault((io.get("kind"), io.get("namespace"), io.get("name")), []).append(e)
+    nodes = snapshot.facts.nodes
+    return Index(nodes={n["metadata"]["name"]: n for n in nodes} if nodes is not None else None,
+                 volcano_podgroups=vpg if snapshot.volcano_podgroups is not None else None,
+                 kai_podgroups=kpg if snapshot.kai_podgroups is not None else None,
+                 events=events, objects=objects, children=children,
+                 deployments=snapshot.facts.deployments or [], facts=snapshot.facts)
 
 
 def classify(pod: dict) -> PodInfo:
@@ -146,6 +300,7 @@ def _int(value) -> Optional[int]:
 
 def build_views(snapshot) -> List[DgdView]:
     ctx = operator_context(snapshot.facts)
+    index = build_index(snapshot)
     by_dgd: Dict[tuple, List[PodInfo]] = {}
     for pod in snapshot.pods:
         meta = pod.get("metadata") or {}
@@ -165,7 +320,13 @@ def build_views(snapshot) -> List[DgdView]:
                     continue
                 view.groups.setdefault(p.group, Group(c["name"], p.group)).pods.append(p)
             comps.append(view)
-        views.append(DgdView(dgd, explained, comps, snapshot, ctx.ssh_secret_name))
+        root = _key(dgd, "DynamoGraphDeployment")
+        lineage = index.lineage(root)
+        for p in pods:  # pods and their PodGroups belong to the DGD by label, whatever owns them
+            lineage.add(_key(p.raw, "Pod"))
+            if p.pod_group:
+                lineage.add(("PodGroup", p.namespace, p.pod_group[1]))
+        views.append(DgdView(dgd, explained, comps, snapshot, ctx.ssh_secret_name, index, lineage))
     return views
 
 
@@ -190,15 +351,101 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
     else:
         findings += exec_results.get("findings", [])
         skipped += exec_results.get("skipped", [])
-    findings.sort(key=lambda f: (registry.RANK[f.severity], f.code))
+    findings = name_symptoms(link_causes(findings))
     return {
         "summary": {"errors": sum(f.severity == "error" for f in findings),
                     "warnings": sum(f.severity == "warning" for f in findings),
                     "infos": sum(f.severity == "info" for f in findings)},
         "deployments": [summarize(v) for v in views],
-        "findings": [f.as_json() for f in findings],
+        "findings": [{**f.as_json(), "cause": f.cause} for f in findings],
         "skipped": skipped,
     }
+
+
+# consequence -> the codes that explain it, most specific first. A consequence is tied to the first
+# of its causes found on the same group (or, for a cause about a whole DGD or component, on the same
+# DGD); a check may also set ``cause`` itself (e.g. gang-not-enforced -> orchestrator-too-old).
+CAUSES: Dict[str, Tuple[str, ...]] = {
+    "group-incomplete": ("controller-create-failed", "controller-not-reconciling", "gang-held"),
+    "group-pending": ("scheduler-not-running", "gang-held", "kai-queue-missing"),
+    "gang-held": ("kai-queue-missing",),
+    "gang-partial": ("gang-not-enforced",),
+    "insufficient-gpus": ("gang-held", "group-pending", "gang-not-enforced"),
+    "leader-not-ready": ("pod-on-unavailable-node", "group-pending"),
+    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing"),
+    "leader-dns-missing": ("controller-not-reconciling",),
+}
+
+
+def _covers(cause: Finding, f: Finding) -> bool:
+    """``cause`` is about the same DGD as ``f`` and about no other component or group."""
+    if cause.where is None or f.where is None or cause.where[:2] != f.where[:2]:
+        return False
+    return all(c is None or c == x for c, x in zip(cause.where[2:], f.where[2:]))
+
+
+def link_causes(findings: List[Finding]) -> List[Finding]:
+    """Set each consequence's ``cause`` and order the list: every root (worst first), each followed by
+    the findings it causes. A cause a check named that was not found is dropped (the root stands alone)."""
+    present = {(f.code, _objkey(f.object)) for f in findings}
+    linked = []
+    for f in findings:
+        if f.cause is not None and (f.cause["code"], _objkey(f.cause["object"])) not in present:
+            f = replace(f, cause=None)
+        if f.cause is None:
+            for code in CAUSES.get(f.code, ()):
+                root = next((c for c in findings if c.code == code and c is not f and _covers(c, f)), None)
+                if root is not None:
+                    f = f.caused_by(root)
+                    break
+        linked.append(f)
+    order = sorted(linked, key=lambda f: (registry.RANK[f.severity], f.code))
+    children: Dict[tuple, List[Finding]] = {}
+    for f in order:
+        if f.cause is not None:
+            children.setdefault((f.cause["code"], _objkey(f.cause["object"])), []).append(f)
+    out: List[Finding] = []
+
+    def emit(f: Finding) -> None:
+        out.append(f)
+        for child in children.pop((f.code, _objkey(f.object)), []):  # pop: each subtree once
+            emit(child)
+
+    for f in order:
+        if f.cause is None:
+            emit(f)
+    return out + [f for rest in children.values() for f in rest]  # only a cycle of causes leaves any
+
+
+def name_symptoms(findings: List[Finding]) -> List[Finding]:
+    """A cluster finding that causes DGD findings names the DGDs it breaks (e.g. KAI too old for the
+    gangs of v1beta1 DGDs): its message says where to look, the table shows those findings under it."""
+    out = []
+    for f in findings:
+        if f.where is None and f.cause is None:
+            hit = [c for c in findings if c.cause and c.cause["code"] == f.code and
+                   _objkey(c.cause["object"]) == _objkey(f.object) and c.where]
+            worst = [c for c in hit if c.severity == "error"] or hit
+            dgds = sorted({f"{c.where[0]}/{c.where[1]}" for c in worst})
+            if dgds:
+                f = replace(f, message=f"{f.message}; it breaks {', '.join(sorted({c.code for c in worst}))} of DGD "
+                                       f"{', '.join(dgds)}")
+        out.append(f)
+    return out
+
+
+def _objkey(obj: Optional[dict]) -> tuple:
+    obj = obj or {}
+    return (obj.get("kind"), obj.get("namespace"), obj.get("name"))
+
+
+def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:
+    """Seconds from one RFC 3339 time to another; None when either is missing."""
+    try:
+        a, b = (datetime.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (earlier, later))  # type: ignore
+    except (AttributeError, ValueError):
+        return None
+    return (b - a).total_seconds()
 
 
 def _cluster_finding(f):

@@ -82,10 +82,11 @@ def format_doctor(r: dict, wide: bool, color: bool, *, min_severity: str = "erro
             + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
     if shown:
         frows = []
-        for f in shown:
+        for f, depth in nest_findings(shown):
             o = f["object"] or {}
             where = "/".join(x for x in (o.get("kind"), o.get("namespace"), o.get("name")) if x)
-            row = [paint(f["severity"], f["severity"], color), f["code"], where, f["message"]]
+            code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
+            row = [paint(f["severity"], f["severity"], color), code, where, f["message"]]
             frows.append(row + ([f["hint"]] if wide else []))
         out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []))]
         if not wide:
@@ -93,6 +94,21 @@ def format_doctor(r: dict, wide: bool, color: bool, *, min_severity: str = "erro
     if r["skipped"]:
         out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
     return "\n".join(out)
+
+
+def nest_findings(findings: list) -> list:
+    """(finding, depth): each root (no ``cause``, or a cause not shown) followed by what it causes.
+    doctor already orders its findings so; this only measures the depth."""
+    key = lambda f: (f["code"], *(((f.get("object") or {}).get(k)) for k in ("kind", "namespace", "name")))  # noqa: E731
+    depth: dict = {}
+    out = []
+    for f in findings:
+        c = f.get("cause")
+        parent = (c["code"], *((c.get("object") or {}).get(k) for k in ("kind", "namespace", "name"))) if c else None
+        d = depth[parent] + 1 if parent in depth else 0
+        depth.setdefault(key(f), d)
+        out.append((f, d))
+    return out
 
 
 # -- explain -----------------------------------------------------------------------------------------
@@ -114,7 +130,7 @@ def format_one(r: dict, wide: bool, color: bool) -> str:
     out = [f"DynamoGraphDeployment {r['name']}{ns}  ({r['apiVersion']})",
            f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; provider {r['provider']}, "
            f"orchestrator {r['orchestrator'] or 'none'}, scheduler {r['scheduler'] or 'default'}"
-           + (f", queue {r['queue']}" if r["queue"] else "")]
+           + (f", queue {r['queue']}" if r["queue"] else "") + _lws_gang_note(r)]
     for c in r["components"]:
         out.append("")
         size = (f"{c['nodeCount']} nodes x {c['gpusPerPod']} GPUs = {c['totalGpus']} GPUs" if c["multinode"]
@@ -133,6 +149,18 @@ def format_one(r: dict, wide: bool, color: bool) -> str:
         if not wide:
             out.append("(-o wide shows the hint for each finding)")
     return "\n".join(out)
+
+
+def _lws_gang_note(r: dict) -> str:
+    """On the LWS path Volcano gets a PodGroup, but only pods that name it are gang-scheduled: the
+    operator renders none with schedulerName (LWS's volcano provider only annotates them)."""
+    if r.get("orchestrator") != "lws":
+        return ""
+    specs = [role["podSpec"] for c in r["components"] if c["multinode"] for role in c["roles"]]
+    if specs and all(s.get("schedulerName") == "volcano" for s in specs):
+        return " (pods name schedulerName volcano: Volcano gang-schedules each group)"
+    return (" (PodGroup only: the pods run on default-scheduler, so the gang is not enforced; "
+            "set schedulerName: volcano in the pod templates)")
 
 
 def _format_role(role: dict, wide: bool) -> list:

@@ -10,11 +10,14 @@ from ..operator import selection, versions
 from .registry import check
 
 # Minimum orchestrator versions per operator line (the Dynamo docs' compatibility table).
+# 1.5: Grove is the operator's own pin, ai-dynamo/dynamo@2a6da14c deploy/operator/go.mod
+# (github.com/ai-dynamo/grove/operator/api v0.1.0-alpha.12-rc1; the recorded Grove states ran on it);
+# KAI v0.17.0 is the first whose podgrouper gangs v1beta1 DGDs (checks/scheduling.py).
 # 1.6: the seed's later docs say Grove v0.1.0-alpha.15 for the portable topology variables.
 COMPATIBILITY = {
     "1.0": {"kai": "v0.13.0", "grove": "v0.1.0-alpha.6"},
     "1.1": {"kai": "v0.13.4", "grove": "v0.1.0-alpha.8"},
-    "1.5": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.13"},
+    "1.5": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.12-rc1"},
     "1.6": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.15"},
 }
 LWS_MINIMUM = "v0.7.0"
@@ -189,12 +192,13 @@ def orchestrator_too_old(view: ClusterView):
 
 @check("lws-without-disaggregatedset")
 def lws_without_ds(view: ClusterView):
-    """LWS does not serve disaggregatedset.x-k8s.io/v1 (needs LWS v0.10.0 for DisaggregatedSet)."""
+    """LWS does not serve disaggregatedset.x-k8s.io/v1 (LWS v0.9.0 ships its CRD:
+    kubernetes-sigs/lws@v0.9.0 config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml)."""
     lws = view.orch["lws"]
     if lws["installed"] and not lws["disaggregatedSet"]:
         yield ("LWS does not serve disaggregatedset.x-k8s.io/v1; the standard LeaderWorkerSet path works "
-               "but DisaggregatedSet needs LWS v0.10.0",
-               "kubectl dynamo install --orchestrator lws --lws-version 0.10.0 --upgrade")
+               "but DisaggregatedSet needs LWS v0.9.0 or newer",
+               "kubectl dynamo install --orchestrator lws --upgrade   (any LWS from v0.9.0 serves it)")
 
 
 @check("no-gpu-nodes")

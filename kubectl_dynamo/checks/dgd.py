@@ -9,6 +9,7 @@ import re
 
 from ..operator import api
 from .registry import Finding, check
+from .scheduling import enforcement, gpu_short
 
 MIN_SHM_BYTES = 8 * 1024 ** 3  # the operator's default /dev/shm
 RESTARTS_CRASHLOOP = 3
@@ -19,8 +20,8 @@ BLOCKING = ("no-multinode-orchestrator", "kai-queue-missing", "scheduler-integra
             "workload-provider-unavailable", "render-error", "backend-framework-mismatch")
 
 
-def _f(code, severity, obj, message, hint):
-    return Finding(code, severity, message, hint, object=obj)
+def _f(code, severity, obj, message, hint, *, where=None, cause=None):
+    return Finding(code, severity, message, hint, object=obj, where=where, cause=cause)
 
 
 def _multinode(view):
@@ -38,7 +39,7 @@ def _explain_findings(view, code):
     for f in view.explained["findings"]:
         if f["code"] == code:
             where = f" (component {f['component']})" if f["component"] else ""
-            yield _f(code, f["severity"], view.obj(), f["message"] + where, f["hint"])
+            yield _f(code, f["severity"], view.obj(), f["message"] + where, f["hint"], where=view.where())
 
 
 # What the simulation finds in a live DGD's manifest, reported under the same codes as `explain`
@@ -77,27 +78,45 @@ def _replicas(view, component: str) -> int:
 @check("group-incomplete", scope="dgd")
 def group_incomplete(view):
     """A multinode group has fewer pods than nodeCount (or none at all)."""
-    blocked = any(f["severity"] == "error" and f["code"] in BLOCKING for f in view.explained["findings"])
+    blocking = next((f for f in view.explained["findings"] if f["severity"] == "error" and f["code"] in BLOCKING),
+                    None)
+    # A blocked render explains the absence: shown under that finding when doctor reports it on the DGD
+    # (FROM_SIMULATION), else not at all (the cluster section says why).
+    cause = {"code": blocking["code"], "object": view.obj()} if blocking else None
+    said = _dgd_status_words(view)
     for c in _multinode(view):
         n = c.expected["nodeCount"]
         replicas = _replicas(view, c.name)  # one group per replica, indexed 0..replicas-1
-        if not c.groups and not blocked and replicas > 0:  # scaled to zero: no groups wanted
+        if not c.groups and replicas > 0:  # scaled to zero: no groups wanted
+            if blocking and blocking["code"] not in FROM_SIMULATION:
+                continue
             yield _f("group-incomplete", "error", view.obj(),
-                     f"component {c.name}: no pods exist for its {n}-pod multinode group",
+                     f"component {c.name}: no pods exist for its {n}-pod multinode group" + said,
                      f"kubectl get dgd {view.name} -n {view.namespace} -o yaml   (status and conditions say why "
-                     f"the operator rendered nothing)")
+                     f"the operator rendered nothing)", where=view.where(c.name), cause=cause)
             continue
         absent = sorted(set(range(replicas)) - set(c.groups))
         if c.groups and absent:
             yield _f("group-incomplete", "error", view.obj(),
                      f"component {c.name}: group(s) {', '.join(map(str, absent))} of its {replicas} replicas have "
-                     "no pods", "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events")
+                     "no pods", "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events",
+                     where=view.where(c.name))
         for g in c.groups.values():
             if len(g.pods) < n:
                 yield _f("group-incomplete", "error", view.obj(),
                          f"component {c.name} group {g.index}: {len(g.pods)} of {n} pods exist "
                          f"(leader {len(g.role('leader'))}, workers {len(g.role('worker'))} of {n - 1})",
-                         "check the PodClique / LeaderWorkerSet status and its events for why pods are not created")
+                         "check the PodClique / LeaderWorkerSet status and its events for why pods are not created",
+                         where=view.where(c.name, g.index))
+
+
+def _dgd_status_words(view) -> str:
+    """The DGD's own Ready condition, when it is not True: the operator's words on what it did."""
+    cond = next((c for c in (view.raw.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"),
+                None)
+    if not cond or cond.get("status") == "True":
+        return ""
+    return f"; the DGD says Ready {cond.get('status')} ({cond.get('reason')}): \"{cond.get('message')}\""
 
 
 @check("insufficient-gpus", scope="dgd")
@@ -105,13 +124,13 @@ def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
     for c, g in _groups(view):
         for p in g.pods:
-            cond = p.condition("PodScheduled") or {}
-            if not p.scheduled and "Insufficient nvidia.com/gpu" in (cond.get("message") or ""):
+            words = p.scheduler_words()
+            if not p.scheduled and gpu_short(words):
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
-                         f"{cond.get('message')} (it needs {c.expected['gpusPerPod']} GPUs on one node)",
+                         f"{words} (it needs {c.expected['gpusPerPod']} GPUs on one node)",
                          "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
-                         "kubectl describe node | grep -A5 Allocated")
+                         "kubectl describe node | grep -A5 Allocated", where=view.where(c.name, g.index))
 
 
 def _pending_reason(p) -> str:
@@ -121,19 +140,20 @@ def _pending_reason(p) -> str:
 
 @check("gang-partial", scope="dgd")
 def gang_partial(view):
-    """Part of a gang is scheduled while the rest waits: the gang is not enforced."""
+    """Part of a group is scheduled while the rest waits, and no gang scheduler enforces the group
+    (under an enforced gang a waiting pod is a replacement: group-pending says it)."""
     for c, g in _groups(view):
-        placed = [p for p in g.pods if p.scheduled]
-        waiting = [p for p in g.pods if not p.scheduled and not p.gates]
-        gpu_short = [p for p in waiting if "Insufficient nvidia.com/gpu" in _pending_reason(p)]
-        if placed and waiting and not gpu_short:
-            names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
-            sched = placed[0].spec.get("schedulerName") or "default-scheduler"
-            yield _f("gang-partial", "error", view.obj(),
-                     f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                     f"(scheduler {sched}) while {names} wait; the placed pods hold their GPUs",
-                     "use a gang scheduler (KAI for Grove, Volcano for LWS: kubectl dynamo detect) and fix "
-                     "what keeps the waiting pods from scheduling")
+        placed, waiting = g.placed, g.waiting
+        if not placed or not waiting or any(gpu_short(p.scheduler_words()) for p in waiting):
+            continue
+        gang = enforcement(view, g)
+        if gang.enforced:
+            continue
+        names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+        yield _f("gang-partial", "error", view.obj(),
+                 f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
+                 f"(scheduler {placed[0].scheduler}) while {names} wait; the placed pods hold their GPUs",
+                 f"fix what keeps the waiting pods from scheduling; {gang.fix}", where=view.where(c.name, g.index))
 
 
 @check("scheduling-gated", scope="dgd")
@@ -209,7 +229,7 @@ def leader_not_ready(view):
                              f"leader of {c.name} group {g.index} is Running but not Ready while its workers "
                              "run; the engine is not serving",
                              f"kubectl logs -n {p.namespace} {p.name} -c main   (look for workers that never "
-                             "joined, NCCL or Ray errors)")
+                             "joined, NCCL or Ray errors)", where=view.where(c.name, g.index))
 
 
 @check("crash-loop", scope="dgd")
@@ -269,8 +289,9 @@ def ssh_secret(view):
         yield _f("ssh-secret-missing", "error", obj,
                  f"secret {view.secret_name} does not exist in {view.namespace}: the TRT-LLM leader and workers "
                  "mount it at /ssh-pk and stay ContainerCreating",
-                 "the operator creates and replicates it for DGDs with a multinode component: check the "
-                 "operator logs (kubectl logs -l control-plane=controller-manager -c manager -A)")
+                 "the operator writes it only while reconciling a DGD and does not recreate a deleted one by "
+                 "itself: restart the operator (kubectl rollout restart deploy -l control-plane=controller-manager "
+                 "-n <operator namespace>) or change the DGD, then delete the stuck pods", where=view.where())
     elif keys != UNKNOWN:
         missing = [k for k in MPI_KEYS if k not in keys]
         if missing:
@@ -293,7 +314,10 @@ def wait_leader_configmap(view):
         yield _f("wait-leader-configmap-missing", "error",
                  {"kind": "ConfigMap", "namespace": view.namespace, "name": name},
                  f"ConfigMap {name} is missing: vLLM mp workers run init container {WAIT_LEADER_INIT} from it and "
-                 "stay in Init", "the DGD controller creates it; check the operator logs or re-apply the DGD")
+                 "stay in Init", "the operator writes it only while reconciling the DGD and does not recreate a "
+                 "deleted one by itself: restart the operator (kubectl rollout restart deploy -l "
+                 "control-plane=controller-manager -n <operator namespace>) or change the DGD",
+                 where=view.where())
 
 
 @check("image-mismatch", scope="dgd")
@@ -363,16 +387,18 @@ def provider_mismatch(view):
 @check("failed-mount", scope="dgd")
 def failed_mount(view):
     """A DGD pod has FailedMount warning events (a missing MPI secret or wait-leader ConfigMap shows here)."""
-    pods = {(p.namespace, p.name): p for c in view.components for g in c.groups.values() for p in g.pods}
+    pods = {(p.namespace, p.name): (c, g, p) for c in view.components for g in c.groups.values() for p in g.pods}
     seen = set()
     for e in view.snapshot.events:
         obj = e.get("involvedObject") or {}
         key = (obj.get("namespace"), obj.get("name"))
         if e.get("reason") == "FailedMount" and obj.get("kind") == "Pod" and key in pods and key not in seen:
             seen.add(key)
-            yield _f("failed-mount", "warning", pods[key].obj(),
+            c, g, p = pods[key]
+            yield _f("failed-mount", "warning", p.obj(),
                      f"{key[1]}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
-                     "create what the volume refers to, or let the operator re-create it")
+                     "create what the volume refers to, or let the operator re-create it",
+                     where=view.where(c.name, g.index))
 
 
 def _group_subdomains(view):
@@ -399,15 +425,16 @@ def leader_dns_missing(view):
             yield _f("leader-dns-missing", "error", {"kind": "Service", "namespace": ns, "name": sub},
                      f"headless Service {sub} does not exist: {len(pods)} group pods use it as their subdomain, so "
                      "the leader's DNS name never resolves and workers wait forever (dynamo#9612, grove#134)",
-                     "the orchestrator creates it (Grove per PodCliqueSet replica, LWS per LeaderWorkerSet): "
-                     "check its controller's logs")
+                     "the orchestrator creates it (Grove per PodCliqueSet replica, LWS per LeaderWorkerSet); Grove "
+                     "does not recreate a deleted one until the PodCliqueSet is reconciled again (a change to it, "
+                     "or a Grove restart): check its controller's logs", where=view.where())
 
 
 @check("headless-service-invalid", scope="dgd")
 def headless_service_invalid(view):
     """The group's Service is not headless, or does not publish not-ready addresses (a deadlock)."""
     services = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s for s in view.snapshot.services or []}
-    for key, _pods in sorted(_group_subdomains(view).items()):
+    for key in sorted(_group_subdomains(view)):
         svc = services.get(key)
         if svc is None:
             continue

@@ -3,12 +3,17 @@
 Its JSON form is part of each command's contract and always has the same six keys:
 ``{"code", "severity", "message", "hint", "component", "object"}`` (``component`` is the DGD
 component it is about, or null; ``object`` is ``{"kind", "namespace", "name"}`` or null).
+
+``doctor`` adds a seventh key, ``cause``: null for a root finding, else ``{"code", "object"}`` of the
+finding it follows from (e.g. ``group-incomplete`` under the ``controller-create-failed`` that
+explains the missing pod). ``where`` (not in the JSON) says which DGD group a doctor finding is
+about, so doctor can tie consequences to their cause (``doctor.link_causes``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Optional, Tuple
 
 from .catalogue import SEVERITIES, entry
 
@@ -23,6 +28,9 @@ class Finding:
     hint: str = ""
     component: Optional[str] = None
     object: Optional[Dict[str, Any]] = None
+    cause: Optional[Dict[str, Any]] = None  # {"code", "object"} of the finding this one follows from
+    # (namespace, dgd, component or None, group index or None): the group a doctor finding is about
+    where: Optional[Tuple[Any, ...]] = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         allowed = entry(self.code).severities  # KeyError: a code missing from the catalogue is a bug
@@ -35,7 +43,10 @@ class Finding:
 
     def at(self, obj: Optional[Dict[str, Any]]) -> Finding:
         """The same finding about another object (doctor names the object it found the problem on)."""
-        return Finding(self.code, self.severity, self.message, self.hint, self.component, obj)
+        return replace(self, object=obj)
+
+    def caused_by(self, other: Finding) -> Finding:
+        return replace(self, cause={"code": other.code, "object": other.object})
 
 
 def finding(code: str, message: str, hint: Optional[str] = None, *, severity: Optional[str] = None,

@@ -148,8 +148,11 @@ def select(
     if gates.lws:
         return Selection(
             "component", "lws", "volcano", "default", None,
-            f"{why}; LWS and Volcano are both served, so each multinode component becomes a LeaderWorkerSet "
-            "gang-scheduled by Volcano through the LWS controller (Volcano queue 'default' unless the LWS sets one)",
+            f"{why}; LWS and Volcano are both served, so each multinode component becomes a LeaderWorkerSet. "
+            "LWS's volcano provider creates a Volcano PodGroup per group (queue 'default' unless the LWS sets one), "
+            "but the operator renders the pods without schedulerName, so default-scheduler places them one by one "
+            "and the gang is NOT enforced; set schedulerName: volcano in the component's pod templates to make "
+            "Volcano gang-schedule it",
         )
     lws_why = "the LWS gate is off (it needs both leaderworkerset.x-k8s.io and scheduling.volcano.sh)"
     if gates.lws is None:

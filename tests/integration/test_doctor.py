@@ -99,8 +99,11 @@ def test_tp_mismatch(sandbox, world):
 def test_too_few_gpus(sandbox, world):
     ns = "fault-gpus"  # 16 GPUs per pod: no 8-GPU node fits
     rc, data = fault(world, sandbox, ns, s.dgd("llm", ns, "vllm", nodes=2, gpus=16), running=False)
-    assert errors(data) == ["insufficient-gpus"]
-    assert all("Insufficient nvidia.com/gpu" in f["message"] for f in data["findings"] if f["code"] == "insufficient-gpus")
+    # the whole group is Pending (kube-scheduler's words), each pod's GPU shortage shown under it
+    assert errors(data) == ["group-pending", "insufficient-gpus"]
+    assert all("Insufficient nvidia.com/gpu" in f["message"] for f in data["findings"]
+               if f["code"] in ("insufficient-gpus", "group-pending"))
+    assert all(f["cause"]["code"] == "group-pending" for f in data["findings"] if f["code"] == "insufficient-gpus")
 
 
 def test_half_a_gang_scheduled(sandbox, world):
@@ -112,7 +115,11 @@ def test_half_a_gang_scheduled(sandbox, world):
     install(world, s.group_objects(s.dgd("llm", ns, "vllm"), mutate=strand_worker))
     world.sb.kubectl("-n", ns, "wait", "--for=condition=PodScheduled=False", f"pod/{_worker(world, ns)}", "--timeout=90s")
     rc, data = doctor(sandbox, ns)
-    assert errors(data) == ["gang-partial"]
+    # no gang scheduler holds the group (the pods name none): the root, the partial placement under it
+    assert errors(data) == ["gang-not-enforced", "gang-partial"]
+    partial = next(f for f in data["findings"] if f["code"] == "gang-partial")
+    assert partial["cause"]["code"] == "gang-not-enforced"
+    assert "didn't match Pod's node affinity/selector" in partial["message"]
 
 
 def _worker(world, ns):
@@ -401,3 +408,63 @@ def test_scheduling_gated_group(sandbox, world):
     assert errors(data) == ["scheduling-gated"]
     gated = [f for f in data["findings"] if f["code"] == "scheduling-gated"]
     assert len(gated) == 2 and all("PodGang llm-0 does not exist" in f["message"] for f in gated)
+
+
+def _doctor_until(sandbox, ns, code, *, timeout=120.0):
+    """doctor -n ns until ``code`` is reported (the controllers act asynchronously), or fail at the deadline."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        rc, data = doctor(sandbox, ns)
+        if any(f["code"] == code for f in data["findings"]) or time.monotonic() > deadline:
+            return rc, data
+        time.sleep(2)  # poll interval of a condition with a deadline, not a synchronisation
+
+
+def test_scheduler_not_running(sandbox, world):
+    """Pods naming schedulerName volcano, and no Volcano scheduler process (its Deployment here is a stand-in
+    that kwok marks Available): the real kube-scheduler skips them, nothing writes PodScheduled."""
+    ns = "fault-nosched"
+
+    def on_volcano(pods):
+        for p in pods:
+            p["spec"]["schedulerName"] = "volcano"
+
+    install(world, s.group_objects(s.dgd("llm", ns, "sglang", lws=True), mutate=on_volcano))
+    rc, data = _doctor_until(sandbox, ns, "scheduler-not-running")
+    assert errors(data) == ["scheduler-not-running"], data["findings"]
+    f = next(f for f in data["findings"] if f["code"] == "scheduler-not-running")
+    assert "schedulerName volcano have no PodScheduled condition and no event" in f["message"]
+    assert "looks Available, yet it did not act" in f["message"]
+
+
+def test_statefulset_create_failed(sandbox, world):
+    """The real StatefulSet controller cannot create the group's pod (a ResourceQuota of 0 pods refuses it):
+    its FailedCreate Warning is the root, the DGD's missing pods are shown under it."""
+    ns = "fault-create"
+    doc = s.dgd("llm", ns, "vllm", lws=True)
+    objs = s.group_objects(doc)
+    install(world, [o for o in objs if o["kind"] in ("Namespace", "DynamoGraphDeployment", "ConfigMap", "Service")])
+    uid = world.sb.kubectl("-n", ns, "get", "dynamographdeployment", "llm", "-o", "jsonpath={.metadata.uid}").stdout
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods", "namespace": ns},
+             "spec": {"hard": {"pods": "0"}}}
+    pod = next(o for o in objs if o["kind"] == "Pod")
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           # doctor lists the StatefulSets LWS creates (labelled with their LeaderWorkerSet); owned by the DGD
+           # directly here (no LWS controller runs in this sandbox)
+           "metadata": {"name": "llm-decode-0", "namespace": ns,
+                        "labels": {"leaderworkerset.sigs.k8s.io/name": "llm-decode-0"}, "ownerReferences": [
+               {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "name": "llm", "uid": uid}]},
+           "spec": {"replicas": 1, "serviceName": "llm-decode-0",
+                    "selector": {"matchLabels": {"nvidia.com/dynamo-graph-deployment-name": "llm"}},
+                    "template": {"metadata": {"labels": pod["metadata"]["labels"]},
+                                 "spec": {"containers": [{"name": "main", "image": pod["spec"]["containers"][0]["image"]}]}}}}
+    world.sb.kubectl("apply", "-f", "-", input=json.dumps(quota))
+    world.sb.kubectl("apply", "-f", "-", input=json.dumps(sts))
+    rc, data = _doctor_until(sandbox, ns, "controller-create-failed")
+    assert rc == 1 and errors(data) == ["controller-create-failed", "group-incomplete"], data["findings"]
+    root, child = data["findings"][:2]
+    assert root["code"] == "controller-create-failed" and "exceeded quota: no-pods" in root["message"]
+    assert root["object"] == {"kind": "StatefulSet", "namespace": ns, "name": "llm-decode-0"}
+    assert child["code"] == "group-incomplete" and child["cause"] == {"code": root["code"], "object": root["object"]}

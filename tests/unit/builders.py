@@ -24,6 +24,11 @@ Sources (repository, file, commit):
   podclique/podclique.go (cliques of a scaling group carry ``grove.io/podcliquescalinggroup`` and
   ``…-replica-index``), operator/internal/controller/podcliqueset/components/service/service.go
   (``clusterIP: None``, ``publishNotReadyAddresses`` from the PCS's headlessServiceConfig).
+- [V] volcano-sh/apis@v1.12.2 pkg/apis/scheduling/v1beta1/types.go (PodGroup phases Pending / Inqueue /
+  Running / Unknown, condition Unschedulable reason NotEnoughResources); pod messages as volcano@v1.10.0
+  docs/design/scheduling-reason.md words them.
+- [K] kai-scheduler/KAI-Scheduler@v0.17.0 pkg/apis/scheduling/v2alpha2/podgroup_types.go (minMember, queue,
+  schedulingConditions of type UnschedulableOnNodePool with reasons[].message).
 - [L] kubernetes-sigs/lws@v0.9.0 api/leaderworkerset/v1/leaderworkerset_types.go (labels
   ``leaderworkerset.sigs.k8s.io/name``, ``…/group-index``, ``…/worker-index``; leader = worker 0),
   pkg/controllers/leaderworkerset_controller.go (leader StatefulSet pods ``<lws>-<group>``) and
@@ -165,6 +170,70 @@ def unschedulable(pod: dict, message: str) -> dict:
     return pod
 
 
+def on_scheduler(pod: dict, scheduler: str) -> dict:
+    """The pod template names ``scheduler`` (``spec.schedulerName``)."""
+    pod["spec"]["schedulerName"] = scheduler
+    return pod
+
+
+def in_podgroup(pod: dict, flavour: str, podgroup: str) -> dict:
+    """The annotation a gang scheduler's grouper puts on a member pod: LWS's volcano provider
+    ``scheduling.k8s.io/group-name`` [L pkg/schedulerprovider/volcano_provider.go], KAI's podgrouper
+    ``pod-group-name`` [K]."""
+    key = "scheduling.k8s.io/group-name" if flavour == "volcano" else "pod-group-name"
+    pod["metadata"].setdefault("annotations", {})[key] = podgroup
+    return pod
+
+
+def volcano_podgroup(ns: str, name: str, *, phase: str, min_member: int, message: Optional[str] = None) -> dict:
+    """A Volcano PodGroup [V]; ``message``: its Unschedulable/NotEnoughResources condition (Volcano keeps
+    it after the gang runs)."""
+    status: dict = {"phase": phase}
+    if message:
+        status["conditions"] = [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+                                 "message": message}]
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": ns}, "spec": {"minMember": min_member}, "status": status}
+
+
+def kai_podgroup(ns: str, name: str, *, min_member: int, queue: str = "dynamo",
+                 reasons: Optional[List[str]] = None) -> dict:
+    """A KAI PodGroup [K]; ``reasons``: an UnschedulableOnNodePool scheduling condition's messages."""
+    status: dict = {}
+    if reasons:
+        status["schedulingConditions"] = [{"type": "UnschedulableOnNodePool", "nodePool": "default", "status": "True",
+                                           "reason": "Unschedulable",
+                                           "reasons": [{"reason": "Unschedulable", "message": m} for m in reasons]}]
+    return {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": ns}, "spec": {"minMember": min_member, "queue": queue},
+            "status": status}
+
+
+def owned(obj: dict, owner: dict) -> dict:
+    """``obj`` with a controller ownerReference to ``owner`` (as every controller here sets it)."""
+    obj["metadata"].setdefault("ownerReferences", []).append(
+        {"apiVersion": owner.get("apiVersion"), "kind": owner["kind"], "name": owner["metadata"]["name"],
+         "controller": True})
+    return obj
+
+
+def lws_lineage(doc: dict, comp: str = "decode") -> Dict[str, dict]:
+    """The objects between a DGD and its LWS pods: DynamoComponentDeployment ``<dgd>-<comp>`` [D graph.go],
+    LeaderWorkerSet ``<dcd>-0`` [D], its leader StatefulSet ``<lws>`` and group 0's worker StatefulSet
+    ``<lws>-0`` [L]."""
+    ns, name = doc["metadata"]["namespace"], doc["metadata"]["name"]
+    labels = {DGD_LABEL: name, COMPONENT_LABEL: comp}
+    dcd = owned({"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment",
+                 "metadata": {"name": f"{name}-{comp.lower()}", "namespace": ns, "labels": dict(labels)}}, doc)
+    lws = owned({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                 "metadata": {"name": f"{dcd['metadata']['name']}-0", "namespace": ns, "labels": dict(labels)}}, dcd)
+    lws_name = lws["metadata"]["name"]
+    leader = owned({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "metadata": {"name": lws_name, "namespace": ns,
+                                 "labels": {"leaderworkerset.sigs.k8s.io/name": lws_name}}}, lws)
+    return {"dcd": dcd, "lws": lws, "leader_sts": leader}
+
+
 def gated(pod: dict) -> dict:
     """A Grove pod before its PodGang exists [G pod.go]."""
     pod["spec"]["schedulingGates"] = [{"name": GROVE_GATE}]
@@ -176,7 +245,8 @@ def gated(pod: dict) -> dict:
 
 
 def all_running(pods: List[dict]) -> List[dict]:
-    return [running(p) for p in pods]
+    """Every pod Running and Ready, one per node (as a multinode group is placed)."""
+    return [running(p, node=NODE_NAMES[i % len(NODE_NAMES)]) for i, p in enumerate(pods)]
 
 
 # -- what the orchestrators and the operator create beside the pods ---------------------------
@@ -202,11 +272,32 @@ def warning_event(pod: dict, reason: str, message: str, count: int = 1) -> dict:
             "involvedObject": {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"]}}
 
 
+TAKEN_AT = "2026-12-01T09:00:00Z"  # when a hand-made snapshot was "read"
+NODE_NAMES = ("gpu-node-0", "gpu-node-1", "gpu-node-2", "gpu-node-3")
+
+
+def node(name: str, *, ready: str = "True", gpus: str = "8", unschedulable: bool = False) -> dict:
+    """A GPU node as the API server returns it: the kubelet's Ready condition, allocatable GPUs."""
+    n: dict = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": {},
+               "status": {"allocatable": {"cpu": "64", "nvidia.com/gpu": gpus},
+                          "conditions": [{"type": "Ready", "status": ready,
+                                          "reason": "KubeletReady" if ready == "True" else "NodeStatusUnknown",
+                                          "message": "kubelet is posting ready status" if ready == "True" else
+                                          "Kubelet stopped posting node status."}]}}
+    if unschedulable:
+        n["spec"]["unschedulable"] = True
+    return n
+
+
+def nodes() -> List[dict]:
+    return [node(n) for n in NODE_NAMES]
+
+
 def facts(groups: Optional[dict] = None, *, kai_queues=("dynamo",), **kw) -> Facts:
     """A cluster's facts without an installed operator (gates from API discovery)."""
     groups = copy.deepcopy(GROVE_GROUPS if groups is None else groups)
     queues = [{"metadata": {"name": q}, "spec": {}} for q in kai_queues] if "scheduling.run.ai" in groups else None
-    base = dict(server_version="v1.33.1", groups=groups, deployments=[], nodes=[], kai_queues=queues,
+    base = dict(server_version="v1.33.1", groups=groups, deployments=[], nodes=nodes(), kai_queues=queues,
                 dgd_crd_served="nvidia.com" in groups)
     base.update(kw)
     return Facts(**base)
@@ -214,11 +305,21 @@ def facts(groups: Optional[dict] = None, *, kai_queues=("dynamo",), **kw) -> Fac
 
 def snapshot(doc: dict, pods: List[dict], *, facts_: Optional[Facts] = None, configmaps: Optional[list] = None,
              services: Optional[list] = None, events: Optional[list] = None, podgangs: Optional[list] = None,
-             secrets: Optional[dict] = None) -> Snapshot:
+             secrets: Optional[dict] = None, taken_at: str = TAKEN_AT, **lists) -> Snapshot:
     """A doctor snapshot of one DGD; by default the operator's ConfigMap and the orchestrator's
-    headless Services exist (a healthy group), so a case changes one fact."""
+    headless Services exist (a healthy group), so a case changes one fact. ``lists``: further kinds
+    (``volcano_podgroups``, ``kai_podgroups``, ``leaderworkersets``, ``statefulsets``, ...)."""
     ns, name = doc["metadata"]["namespace"], doc["metadata"]["name"]
     return Snapshot(facts=facts_ or facts(), namespace=ns, dgds=[doc], pods=pods,
                     configmaps=[wait_leader_configmap(name, ns)] if configmaps is None else configmaps,
                     services=services_for(pods) if services is None else services,
-                    events=events or [], podgangs=podgangs, secrets=secrets or {})
+                    events=events or [], podgangs=podgangs, secrets=secrets or {}, taken_at=taken_at, **lists)
+
+
+def created(pod: dict, seconds_before: int) -> dict:
+    """The pod was created ``seconds_before`` the snapshot was taken."""
+    import datetime
+
+    t = datetime.datetime.fromisoformat(TAKEN_AT.replace("Z", "+00:00")) - datetime.timedelta(seconds=seconds_before)
+    pod["metadata"]["creationTimestamp"] = t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return pod

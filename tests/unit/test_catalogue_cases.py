@@ -108,7 +108,6 @@ GROUPS = {
     "lws": {"leaderworkerset.x-k8s.io": ["v1"], "disaggregatedset.x-k8s.io": ["v1"]},
     "volcano": {"scheduling.volcano.sh": ["v1beta1"], "batch.volcano.sh": ["v1alpha1"]},
 }
-GPU_NODE = {"metadata": {"name": "gpu-0"}, "status": {"allocatable": {"cpu": "64", "nvidia.com/gpu": "8"}}}
 VERSIONS = {"grove": "v0.1.0-alpha.15", "kai": "v0.17.0", "lws": "v0.10.0", "volcano": "v1.15.1"}
 
 
@@ -136,7 +135,7 @@ def installed(*projects: str, operator: Optional[str] = None, config: Optional[d
         d["status"] = {"availableReplicas": 1}
     if kai_queues is None and "kai" in projects:
         kai_queues = world.kai_queues()
-    return Facts(server_version=server, groups=groups, deployments=deployments, nodes=[copy.deepcopy(GPU_NODE)],
+    return Facts(server_version=server, groups=groups, deployments=deployments, nodes=b.nodes(),
                  kai_queues=kai_queues, volcano_queues=world.volcano_queues() if "volcano" in projects else None,
                  operator_config=operator_config, dgd_crd_served="nvidia.com" in groups)
 
@@ -408,6 +407,77 @@ def _pod_index(worker: int, index: str):
     return lambda pods: _worker(pods, worker)["metadata"]["labels"].update({"grove.io/podclique-pod-index": index})
 
 
+# Scheduler words, as the real schedulers wrote them in the recorded states (tests/data/recorded/:
+# lws-cordoned for kube-scheduler's, lws-volcano-gang-held for Volcano's).
+CORDONED = ("0/4 nodes are available: 4 node(s) were unschedulable. preemption: 0/4 nodes are available: "
+            "4 Preemption is not helpful for scheduling.")
+VOLCANO_POD = "pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable"
+VOLCANO_PG = f"1/3 tasks in gang unschedulable: {VOLCANO_POD}"
+PG = "llm-decode-0-0-5586b75c74"  # LWS names the PodGroup <lws>-<group>-<revision> [L volcano_provider.go]
+
+
+def _volcano_gang(pods: list, scheduler: str) -> list:
+    """Every pod of the LWS group annotated with its Volcano PodGroup, on ``scheduler``."""
+    return [b.in_podgroup(b.on_scheduler(p, scheduler), "volcano", PG) for p in pods]
+
+
+def _gang_not_enforced(scheduler: str) -> Ran:
+    """The operator's LWS rendering: a Volcano PodGroup, pods on ``scheduler``, one worker waits."""
+    def mutate(pods):
+        _volcano_gang(pods, scheduler)
+        b.unschedulable(_worker(pods), NO_MATCH)
+    return doctor_on(mutate, lws=True, nodes=3,
+                     volcano_podgroups=[b.volcano_podgroup("ns", PG, phase="Running", min_member=3)])
+
+
+def _gang_held(phase: str) -> Ran:
+    """Volcano's verdict on a 3-pod gang it cannot place at once (phase Inqueue), or on one it placed
+    (phase Running: the old Unschedulable condition stays)."""
+    def mutate(pods):
+        _volcano_gang(pods, "volcano")
+        if phase != "Running":
+            for p in pods:
+                b.unschedulable(p, VOLCANO_POD)
+    return doctor_on(mutate, lws=True, nodes=3,
+                     volcano_podgroups=[b.volcano_podgroup("ns", PG, phase=phase, min_member=3, message=VOLCANO_PG)])
+
+
+def _idle_scheduler(age: int) -> Ran:
+    """Pods on volcano with no PodScheduled condition and no event, ``age`` seconds after creation."""
+    def mutate(pods):
+        for p in pods:
+            b.created(b.on_scheduler(p, "volcano"), age)
+            p["spec"].pop("nodeName", None)
+            p["status"] = {"phase": "Pending"}
+    return doctor_on(mutate, lws=True)
+
+
+def _lws_nodes(*names: str, ready: str = "True") -> Facts:
+    return b.facts(b.LWS_GROUPS, nodes=[b.node(n, ready=ready) for n in names])
+
+
+def _create_failed(event_on: str) -> Ran:
+    """The leader StatefulSet of the DGD's LWS could not create its pod (a failing webhook): the
+    StatefulSet controller's FailedCreate event, on that StatefulSet or on another one."""
+    doc = _dgd(nodes=2)
+    objs = b.lws_lineage(doc)
+    sts = objs["leader_sts"]["metadata"]["name"]
+    event = {"type": "Warning", "reason": "FailedCreate", "count": 3, "source": {"component": "statefulset-controller"},
+             "message": f"create Pod {sts}-0 in StatefulSet {sts} failed error: Internal error occurred: failed calling "
+                        'webhook "pods.example.com": failed to call webhook: connection refused',
+             "involvedObject": {"kind": "StatefulSet", "namespace": "ns", "name": sts if event_on == "own" else "other-0"}}
+    return doctor_on(lambda pods: pods.clear(), doc=doc, lws=True, events=[event],
+                     componentdeployments=[objs["dcd"]], leaderworkersets=[objs["lws"]],
+                     statefulsets=[objs["leader_sts"]])
+
+
+def _generation(observed: int) -> Ran:
+    doc = _dgd(nodes=2)
+    doc["metadata"]["generation"] = 2
+    doc["status"] = {"observedGeneration": observed, "state": "successful"}
+    return doctor_on(doc=doc)
+
+
 DGD: Dict[str, Tuple[Case, Case]] = {
     "group-incomplete": (lambda: doctor_on(lambda pods: pods.pop()), lambda: doctor_on()),
     "insufficient-gpus": (lambda: doctor_on(lambda pods: b.unschedulable(_worker(pods), NO_GPU)),
@@ -450,6 +520,23 @@ DGD: Dict[str, Tuple[Case, Case]] = {
                           facts_=b.facts({**b.GROVE_GROUPS, **b.LWS_GROUPS})),
         lambda: doctor_on(doc=_dgd(annotations={"nvidia.com/workload-provider": "grove"}),
                           facts_=b.facts({**b.GROVE_GROUPS, **b.LWS_GROUPS}))),
+    # The operator renders LWS pods without schedulerName: default-scheduler ignores the PodGroup.
+    "gang-not-enforced": (lambda: _gang_not_enforced("default-scheduler"), lambda: _gang_not_enforced("volcano")),
+    # A Running PodGroup keeps its last Unschedulable condition: only Pending/Inqueue is a held gang.
+    "gang-held": (lambda: _gang_held("Inqueue"), lambda: _gang_held("Running")),
+    # The near-miss: Pending pods no scheduler has written on yet (no reason to quote).
+    "group-pending": (lambda: doctor_on(lambda pods: [b.unschedulable(p, CORDONED) for p in pods]),
+                      lambda: doctor_on(lambda pods: [p["status"].update(phase="Pending", conditions=[]) or
+                                                      p["spec"].pop("nodeName") for p in pods])),
+    "scheduler-not-running": (lambda: _idle_scheduler(22), lambda: _idle_scheduler(5)),
+    # gpu-node-1 (the worker's node) was deleted; the near-miss has it.
+    "pod-on-unavailable-node": (lambda: doctor_on(lws=True, facts_=_lws_nodes("gpu-node-0", "gpu-node-2")),
+                            lambda: doctor_on(lws=True, facts_=_lws_nodes("gpu-node-0", "gpu-node-1"))),
+    "group-on-one-node": (lambda: doctor_on(lambda pods: [b.running(p, node="gpu-node-2") for p in pods]),
+                          lambda: doctor_on()),
+    # The near-miss event is about another DGD's StatefulSet.
+    "controller-create-failed": (lambda: _create_failed("own"), lambda: _create_failed("other")),
+    "controller-not-reconciling": (lambda: _generation(1), lambda: _generation(2)),
 }
 
 
@@ -665,12 +752,7 @@ CASES: Dict[str, Tuple[Case, Case]] = {code: pair for table in TABLES.values() f
 SCOPE = {code: scope for scope, table in TABLES.items() for code in table}  # where CASES[code] runs
 CASES_AT = {**{(code, SCOPE[code]): pair for code, pair in CASES.items()}, **MORE_SCOPES}
 
-KNOWN_BUGS: dict = {  # (test, case id) -> mark
-    ("fires", "insufficient-gpus@dgd-kai_gang_waits_for_gpus"): pytest.mark.xfail(
-        strict=True, reason="checks/dgd.py matches kube-scheduler's 'Insufficient nvidia.com/gpu' only; reading "
-                            "KAI's words too moves gang-partial to insufficient-gpus on the recorded "
-                            "grove-kai0152-gang-partial state, so it waits for issue #11's gang checks"),
-}
+KNOWN_BUGS: dict = {}  # (test, case id) -> mark (a strict xfail showing a bug outside the checks)
 
 
 # -- the meta-tests ------------------------------------------------------------------------------
@@ -721,7 +803,10 @@ def test_healthy_hand_made_groups_have_no_findings(backend: str, lws: bool):
     its pods to group and rank by the orchestrators' own labels."""
     secrets = {("ns", b.MPI_SECRET): list(b.MPI_KEYS)}
     facts = installed("lws", "volcano", operator="1.6.0") if lws else grove_kai()
-    snap = _snapshot(doc=_dgd(backend, nodes=3), lws=lws, secrets=secrets, facts_=facts)
+    # Healthy means on a gang scheduler too (else doctor says, at info, that nothing holds the gang).
+    scheduler = "volcano" if lws else "kai-scheduler"
+    snap = _snapshot(lambda pods: [b.on_scheduler(p, scheduler) for p in pods], doc=_dgd(backend, nodes=3), lws=lws,
+                     secrets=secrets, facts_=facts)
     result = doctor.diagnose(snap, doctor.build_views(snap))
     assert result["findings"] == []
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 3, "ranks": [0, 1, 2]}]
@@ -733,7 +818,8 @@ def test_two_replicas_make_two_healthy_groups(lws: bool):
     doc = _dgd()
     doc["spec"]["components"][0]["replicas"] = 2
     group = b.lws_group if lws else b.grove_group
-    pods = b.all_running(group(group=0) + group(group=1))
+    scheduler = "volcano" if lws else "kai-scheduler"  # healthy: on its gang scheduler
+    pods = [b.on_scheduler(p, scheduler) for p in b.all_running(group(group=0) + group(group=1))]
     facts = installed("lws", "volcano", operator="1.6.0") if lws else grove_kai()
     snap = b.snapshot(doc, pods, facts_=facts)
     result = doctor.diagnose(snap, doctor.build_views(snap))

@@ -124,13 +124,9 @@ def test_real_schedulers_pack_a_group_onto_one_node_when_it_fits():
             assert len(nodes) == 1, (state, dgd, nodes)
 
 
-@pytest.mark.parametrize("state", [
-    "lws-healthy",
-    # doctor's Grove minimum for operator 1.5 (alpha.13) contradicts the operator's own pin, which ran here:
-    # github.com/ai-dynamo/grove/operator/api v0.1.0-alpha.12-rc1 (ai-dynamo/dynamo deploy/operator/go.mod @ 2a6da14c)
-    pytest.param("grove-healthy", marks=pytest.mark.xfail(
-        strict=True, reason="issue #11: orchestrator-too-old on Grove v0.1.0-alpha.12-rc1, the operator's own pin")),
-])
+# doctor's Grove minimum for operator 1.5 is the operator's own pin, which ran grove-healthy:
+# github.com/ai-dynamo/grove/operator/api v0.1.0-alpha.12-rc1 (ai-dynamo/dynamo deploy/operator/go.mod @ 2a6da14c)
+@pytest.mark.parametrize("state", ["lws-healthy", "grove-healthy"])
 def test_healthy_state_has_no_error_or_warning(state):
     assert [(f["code"], f["message"]) for f in result(state)["findings"] if f["severity"] in BAD] == []
 
@@ -141,22 +137,22 @@ TODAY: Dict[str, List[str]] = {
     "lws-mpi-secret-deleted": ["ssh-secret-missing"],
     "lws-wait-leader-cm-deleted": ["wait-leader-configmap-missing"],
     "lws-headless-svc-not-publishing": ["headless-service-invalid"],
-    "lws-volcano-gang-held": [],
-    "lws-volcano-not-running": [],
-    "lws-gang-not-enforced": ["insufficient-gpus"],
-    "lws-statefulset-failedcreate": ["group-incomplete"],
-    "lws-cordoned": [],
-    "lws-nodes-deleted": [],
-    "lws-controller-stopped": ["group-incomplete"],
-    "lws-nodes-not-ready": ["leader-not-ready"],
-    "grove-controller-stopped": ["group-incomplete", "orchestrator-too-old"],
-    "grove-healthy": ["orchestrator-too-old"],
-    "grove-gang-pending": ["orchestrator-too-old"],
-    "grove-queue-missing": ["kai-queue-missing", "orchestrator-too-old"],
-    "grove-replacement-pod": ["gang-partial", "orchestrator-too-old"],
-    "grove-queue-deleted": ["gang-partial", "kai-queue-missing", "orchestrator-too-old"],
-    "grove-kai0152-gang-partial": ["gang-partial", "orchestrator-too-old"],
-    "grove-headless-svc-deleted": ["leader-dns-missing", "orchestrator-too-old"],
+    "lws-volcano-gang-held": ["gang-held", "group-pending"],
+    "lws-volcano-not-running": ["scheduler-not-running"],
+    "lws-gang-not-enforced": ["gang-not-enforced", "insufficient-gpus"],
+    "lws-statefulset-failedcreate": ["controller-create-failed", "group-incomplete"],
+    "lws-cordoned": ["group-pending"],
+    "lws-nodes-deleted": ["pod-on-unavailable-node"],
+    "grove-healthy": [],
+    "grove-gang-pending": ["gang-held", "group-pending", "insufficient-gpus"],
+    "grove-queue-missing": ["group-incomplete", "kai-queue-missing"],
+    "grove-replacement-pod": ["group-pending", "insufficient-gpus"],
+    "grove-queue-deleted": ["group-pending", "kai-queue-missing"],
+    "grove-kai0152-gang-partial": ["gang-not-enforced", "insufficient-gpus", "orchestrator-too-old"],
+    "grove-headless-svc-deleted": ["controller-not-reconciling", "leader-dns-missing"],
+    "lws-controller-stopped": ["controller-create-failed", "controller-not-reconciling", "group-incomplete"],
+    "lws-nodes-not-ready": ["leader-not-ready", "pod-on-unavailable-node"],
+    "grove-controller-stopped": ["controller-not-reconciling", "group-incomplete"],
 }
 
 
@@ -181,18 +177,18 @@ def test_today_findings_name_the_real_objects():
     assert f["object"]["name"] == "vllm-q" and "queue 'no-such-queue' not found in cluster" in f["message"]
     assert {(x["object"] or {}).get("name") for x in findings("grove-queue-deleted", "kai-queue-missing")} == {
         None, "sglang-mn", "trtllm-mn", "vllm-mn"}
-    (f,) = findings("grove-kai0152-gang-partial", "gang-partial")
-    assert f["object"]["name"] == "vllm-big" and "1 of 5 pods are scheduled (scheduler kai-scheduler)" in f["message"]
+    (f,) = [x for x in findings("grove-kai0152-gang-partial", "gang-not-enforced") if x["severity"] == "error"]
+    assert f["object"]["kind"] == "PodGroup" and "minMember 1 for the 5 pods" in f["message"]
+    assert "1 of 5 pods are placed" in f["message"]
     (f,) = findings("grove-headless-svc-deleted", "leader-dns-missing")
     assert f["object"]["name"] == "sglang-mn-0"
     kai = [x for x in findings("grove-kai0152-gang-partial", "orchestrator-too-old") if "KAI" in x["message"]]
     assert len(kai) == 1 and "v0.15.2" in kai[0]["message"]
 
 
-# What doctor misses: (state, the code the issue #11 checks will add, words of the real controller the
-# finding must quote). The words are copied from the recorded objects (PROVENANCE.md lists where).
-# The codes are provisional names for the catalogue; rename them here when the checks land.
-MISSING = [
+# What the issue #11 checks report: (state, code, words of the real controller the finding quotes). The
+# words are copied from the recorded objects (PROVENANCE.md lists where).
+SAYS = [
     # the operator renders LWS templates without schedulerName; LWS's volcano provider creates a PodGroup,
     # yet every pod is bound by default-scheduler: the gang is not enforced even when all runs
     ("lws-healthy", "gang-not-enforced", "default-scheduler"),
@@ -215,9 +211,10 @@ MISSING = [
     ("grove-gang-pending", "gang-held",
      "Resources were found for 0 pods from all sub-groups while sub-group vllm-big-0-decode-0-decode-wkr "
      "requires 4 pods for gang scheduling"),
-    # a replacement pod of a running KAI gang waits: KAI's verdict, not "use a gang scheduler"
-    ("grove-replacement-pod", "gang-held", "node is unschedulable"),
-    ("grove-queue-deleted", "gang-held", "QueueDoesNotExist: Queue 'dynamo' does not exist."),
+    # a replacement pod of a running KAI gang waits: KAI's verdict on it, not "use a gang scheduler" (KAI's
+    # PodGroup still covers the group, minMember 3 for 2 + the frontend: the gang is enforced, not held)
+    ("grove-replacement-pod", "group-pending", "node is unschedulable"),
+    ("grove-queue-deleted", "group-pending", "QueueDoesNotExist: Queue 'dynamo' does not exist."),
     # KAI v0.15.2's podgrouper maps only v1alpha1 DGDs: one PodGroup with minMember 1 for a v1beta1 DGD, so
     # its gang is not enforced; the version finding must name the gang it breaks
     ("grove-kai0152-gang-partial", "orchestrator-too-old", "vllm-big"),
@@ -234,23 +231,17 @@ MISSING = [
 ]
 
 
-@pytest.mark.parametrize("state, code, words", [
-    pytest.param(s, c, w, marks=pytest.mark.xfail(strict=True, reason=f"issue #11: {c} not implemented yet"
-                                                  if c != "orchestrator-too-old" else
-                                                  "issue #11: the version finding is not linked to its symptom"),
-                 id=f"{s}:{c}") for s, c, w in MISSING])
-def test_fault_doctor_should_report(state, code, words):
+@pytest.mark.parametrize("state, code, words", [pytest.param(s, c, w, id=f"{s}:{c}") for s, c, w in SAYS])
+def test_fault_doctor_reports_in_the_controllers_words(state, code, words):
     assert any(words in f["message"] for f in findings(state, code)), codes(state)
 
 
-# What doctor reports and should not: gang-partial with the hint "use a gang scheduler" on a replacement
+# What doctor no longer reports: gang-partial with the hint "use a gang scheduler" on a replacement
 # pod of a gang KAI runs (the rest of the gang is Running; KAI is the gang scheduler).
 FALSE_ALARMS = [("grove-replacement-pod", "gang-partial"), ("grove-queue-deleted", "gang-partial")]
 
 
-@pytest.mark.parametrize("state, code", [
-    pytest.param(s, c, marks=pytest.mark.xfail(strict=True, reason=f"issue #11: {c} on a KAI gang's replacement pod"),
-                 id=f"{s}:{c}") for s, c in FALSE_ALARMS])
+@pytest.mark.parametrize("state, code", [pytest.param(s, c, id=f"{s}:{c}") for s, c in FALSE_ALARMS])
 def test_fault_doctor_should_not_report(state, code):
     assert code not in codes(state)
 
