@@ -564,7 +564,10 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 # -- the command -------------------------------------------------------------------------------
 def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
     from .errors import InputError, InvalidContent
+    from .manifests import parse
+    from .schema import require_structure
 
+    require_structure(parse(text, source), source)  # bounded, strict YAML; no wrongly typed DGD reaches the converter
     try:
         return upgrade_text(text, opts)
     except UpgradeError as e:
@@ -646,12 +649,13 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     if write:
         from .errors import InputError
-        from .files import write_with_backup
+        from .files import resolve_target, write_with_backup
 
         if not result.changed:
             return CommandResult(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
         backup = filename + ".bak"
-        if os.path.exists(backup):
+        resolve_target(filename)  # a device, FIFO or dangling link is refused before the diff is shown
+        if os.path.lexists(backup):
             raise InputError(f"{backup} exists; move it away first (it may be an earlier backup)")
         notes.append(unified_diff(result.original, result.text, display).rstrip("\n"))
         write_with_backup(filename, result.text, backup)
