@@ -82,7 +82,7 @@ def _quiet_libraries() -> None:
     warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)  # the kubeconfig asked for it
 
 
-def kubeconfig_paths(target: "Target") -> List[str]:
+def kubeconfig_paths(target: Target) -> List[str]:
     paths = target.kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
     return [os.path.expanduser(p) for p in paths.split(os.pathsep) if p]
 

@@ -170,7 +170,7 @@ def mutate_text(text: str, rng: random.Random) -> Tuple[str, bytes]:
         bomb = 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]\n' + "\n".join(
             f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels))
         return f"alias bomb {levels}", (text.rstrip("\n") + "\n" + bomb + "\n").encode() if rng.random() < 0.5 \
-            else _insert(text, rng, f"&r [*r]").encode()
+            else _insert(text, rng, "&r [*r]").encode()
     if op == 6:
         depth = rng.randrange(50, 3000)
         return f"flow depth {depth}", _insert(text, rng, "[" * depth + "]" * depth).encode()

@@ -44,9 +44,10 @@ def run_forked(argv: List[str], stdin_data: bytes, *, time_limit: float = 20.0, 
                 signal.signal(signal.SIGALRM, signal.SIG_DFL)
                 import sys
 
-                sys.stdin = open(0, "r", closefd=False)
-                sys.stdout = open(1, "w", closefd=False)
-                sys.stderr = open(2, "w", closefd=False)
+                # the child ends with os._exit: these streams live as long as it does
+                sys.stdin = open(0, closefd=False)  # noqa: SIM115
+                sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
                 code = main(argv)
                 sys.stdout.flush()
                 sys.stderr.flush()

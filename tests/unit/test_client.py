@@ -66,7 +66,7 @@ def one_error(stderr: str) -> str:
 class Handler(BaseHTTPRequestHandler):
     routes: dict = {}  # path -> (status, content type, body)
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):  # http.server's name
         status, ctype, body = self.routes.get(self.path.split("?")[0], (404, "application/json", b'{"message":"nf"}'))
         self.send_response(status)
         self.send_header("Content-Type", ctype)
