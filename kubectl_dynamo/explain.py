@@ -28,9 +28,11 @@ def schema_findings(doc: dict) -> List[dict]:
     return validation(doc)[1]
 
 
-def validation(doc: dict) -> tuple:
-    """``(plain, findings, simulate)``: schema, metadata and pod template findings, and whether the
-    operator simulation may run on ``plain`` (not when a field has the wrong type: see ``schema.gate``)."""
+def validation(doc: dict, *, full: bool = True) -> tuple:
+    """``(plain, findings, simulate)``: schema, metadata and (``full``) pod template and API-server
+    value findings, and whether the operator simulation may run on ``plain`` (not when a field has
+    the wrong type: see ``schema.gate``). doctor asks for the gate only (``full=False``): live
+    objects passed the API server, and kubernetes-validate on every live pod template is slow."""
     from .k8s_validation import dgd_problems
 
     plain, errors = schema.gate(doc)
@@ -38,13 +40,17 @@ def validation(doc: dict) -> tuple:
            for e in errors]
     if any(e["structural"] for e in errors):
         return plain, out, False
+    problems = dgd_problems(plain)
+    out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", catalogue.entry(code).fix)
+            for code, path, message, _ in problems]
+    simulate = not any(structural for *_, structural in problems)
+    if not full or not simulate:
+        return plain, out, simulate
     for where, template in _pod_templates(plain):
         for problem in schema.pod_template_errors(template):
             out.append(validate.finding("pod-template-invalid", validate.ERROR, where["component"],
                                         f"{where['path']}: {problem}",
                                         "The pod template must be a valid Kubernetes PodTemplateSpec."))
-    out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", catalogue.entry(code).fix)
-            for code, path, message in dgd_problems(plain)]
     return plain, out, True
 
 

@@ -12,8 +12,9 @@ server answers 400. Image references follow the grammar of github.com/distributi
 (``regexp.go``), which the kubelet applies before pulling (``InvalidImageName`` otherwise).
 The CRD's own CEL rule makes component names unique case-insensitively.
 
-Each function returns ``[(code, path, message)]``; ``explain`` turns them into findings and
-``generate`` into usage errors.
+``dgd_problems`` returns ``[(code, path, message, structural)]``: ``explain`` turns them into
+findings (a structural one, a value of the wrong type, also stops the simulation, which reads
+annotations as strings); ``generate`` refuses its flags with usage errors.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, List, Tuple
 
-Problem = Tuple[str, str, str]  # (finding code, path, message)
+Problem = Tuple[str, str, str, bool]  # (finding code, path, message, structural)
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -136,18 +137,20 @@ def dgd_problems(doc: dict) -> List[Problem]:
     out: List[Problem] = []
     meta = doc.get("metadata") or {}
     name, namespace = meta.get("name"), meta.get("namespace")
+    code = "name-invalid"
     if isinstance(name, str):
-        out += [("name-invalid", "metadata.name", f"{_short(name)} {m} (DNS-1123 subdomain)")
+        out += [(code, "metadata.name", f"{_short(name)} {m} (DNS-1123 subdomain)", False)
                 for m in dns1123_subdomain(name)]
     if isinstance(namespace, str):
-        out += [("name-invalid", "metadata.namespace", f"{_short(namespace)} {m} (DNS-1123 label)")
+        out += [(code, "metadata.namespace", f"{_short(namespace)} {m} (DNS-1123 label)", False)
                 for m in dns1123_label(namespace)]
     out += map_problems(meta.get("labels"), "metadata.labels", labels=True)
     out += map_problems(meta.get("annotations"), "metadata.annotations", labels=False)
     spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
     out += _component_names(spec.get("components"))
+    code = "image-invalid"
     for path, image in _images(spec, "spec"):
-        out += [("image-invalid", path, f"{_short(image)} {m}") for m in image_reference(image)]
+        out += [(code, path, f"{_short(image)} {m}", False) for m in image_reference(image)]
     for path, selector in _node_selectors(spec, "spec"):
         out += map_problems(selector, path, labels=True)
     return out
@@ -162,14 +165,16 @@ def map_problems(mapping: Any, path: str, *, labels: bool) -> List[Problem]:
         key = str(key)
         where = f"{path}[{key[:60]!r}]"
         # ValidateAnnotations checks the lower-cased key; label keys are checked as written
-        out += [("label-key-invalid", where, f"key {_short(key)} {m}")
+        code = "label-key-invalid"
+        out += [(code, where, f"key {_short(key)} {m}", False)
                 for m in qualified_name(key if labels else key.lower())]
         if not isinstance(value, str):
-            out.append(("annotation-value-not-string" if not labels else "label-value-invalid", where,
+            code = "label-value-invalid" if labels else "annotation-value-not-string"
+            out.append((code, where,
                         f"{_short(value)} is a {type(value).__name__}, not a string (quote it: the API server "
-                        "rejects the object)"))
+                        "rejects the object)", True))
         elif labels:
-            out += [("label-value-invalid", where, f"value {_short(value)} {m}") for m in label_value(value)]
+            out += [("label-value-invalid", where, f"value {_short(value)} {m}", False) for m in label_value(value)]
     return out
 
 
@@ -184,9 +189,10 @@ def _component_names(components: Any) -> List[Problem]:
             continue
         first = seen.setdefault(name.lower(), i)
         if first != i:
-            out.append(("component-duplicate", f"spec.components[{i}].name",
+            code = "component-duplicate"
+            out.append((code, f"spec.components[{i}].name",
                         f"{_short(name)} repeats spec.components[{first}].name (names must be unique "
-                        "case-insensitively: the CRD's rule)"))
+                        "case-insensitively: the CRD's rule)", False))
     return out
 
 
@@ -216,6 +222,24 @@ def _node_selectors(spec: dict, path: str) -> Iterator[Tuple[str, dict]]:
 
 
 # -- generate's flags -----------------------------------------------------------------------------
+COUNT_FLAGS = ("nodes", "gpus_per_node", "tp", "pp", "dp", "prefill_nodes", "prefill_tp", "prefill_dp",
+               "decode_nodes", "decode_tp", "decode_dp")
+
+
+def check_generate(name: str, namespace: Any, kw: dict, spec: Any) -> None:
+    """``generate``'s flags the API server or kubelet would reject: a UsageError (exit 2) for the first."""
+    from .errors import UsageError
+
+    counts = {f"--{k.replace('_', '-')}": kw.get(k) for k in COUNT_FLAGS}
+    nodes, gpus = kw.get("nodes") or 1, kw.get("gpus_per_node") or 1
+    counts["--nodes x --gpus-per-node"] = nodes * gpus  # the engine's total GPUs become a TP flag
+    images = {f"--{k.replace('_', '-')}": kw.get(k) for k in ("image", "leader_image", "worker_image")}
+    selectors = {"--leader-node-selector": spec.leader_node_selector, "--worker-node-selector": spec.worker_node_selector}
+    problems = generate_problems(name, namespace, counts, images, selectors)
+    if problems:
+        raise UsageError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+
+
 def generate_problems(name: str, namespace: Any, counts: dict, images: dict, selectors: dict) -> List[str]:
     """What ``generate`` must refuse as a usage error (flag -> message), before building anything."""
     out = [f"NAME {name!r} {m} (a DNS-1123 subdomain)" for m in dns1123_subdomain(name)]
@@ -228,6 +252,6 @@ def generate_problems(name: str, namespace: Any, counts: dict, images: dict, sel
         if value is not None:
             out += [f"{flag} {value!r} {m}" for m in image_reference(value)]
     for flag, mapping in selectors.items():
-        for _, where, message in map_problems(mapping, flag, labels=True):
+        for _, where, message, _ in map_problems(mapping, flag, labels=True):
             out.append(f"{where}: {message}")
     return out

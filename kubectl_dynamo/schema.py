@@ -162,14 +162,16 @@ def require_structure(docs, source: str) -> None:
     """Raise InvalidContent (exit 1) for the first document code cannot read: a DGD with a
     structural schema error, or any object whose ``metadata`` has the wrong types."""
     from .errors import InvalidContent
-    from .k8s_validation import metadata_structure
+    from .k8s_validation import dgd_problems, metadata_structure
 
     for d in docs:
         if not isinstance(d.data, dict):
             continue
         problems = [(p, m) for p, m in metadata_structure(d.data)]
         if not problems and d.is_dgd:
-            problems = [(e["path"], e["message"]) for e in gate(d.data)[1] if e["structural"]]
+            plain, errors = gate(d.data)
+            problems = [(e["path"], e["message"]) for e in errors if e["structural"]]
+            problems += [(p, m) for _, p, m, structural in dgd_problems(plain) if structural] if not problems else []
         if problems:
             path, message = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

@@ -276,7 +276,8 @@ def format_report(result: dict, wide: bool, color: bool) -> str:
 
 def format_preflight(doc) -> str:
     p = doc["preflight"]
-    lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})"]
+    lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
+             "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
     for c in p.get("checks", []):
         lines.append(f"  {'ok  ' if c['ok'] else 'FAIL'}  {c['check']}: {c['message']}")
     det = p.get("detected") or {}
