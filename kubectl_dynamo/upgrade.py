@@ -374,7 +374,7 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
-    command = list(main.get("command") or [])
+    command = [str(t) for t in main.get("command") or []]  # ruamel reads YAML 1.2: `1e3` is a float there
     if backend == "trtllm":
         plain = {"command": command, "args": list(main.get("args") or [])}
         script = role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
@@ -417,8 +417,8 @@ def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[di
     for ci, comp in enumerate(spec.get("components") or []):
         path = f"spec.components[{ci}]"
         mn = comp.get("multinode")
-        nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1
-        if nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
+        nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1  # null: left as it is
+        if not isinstance(nodes, int) or nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
             continue
 
         def refuse(why: str, path: str = path, comp: Any = comp) -> None:

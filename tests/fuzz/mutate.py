@@ -25,9 +25,11 @@ BAD_BYTES = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80"]
 
 
 def corpus(root: Path) -> List[Tuple[str, Any, str]]:
-    """(file name, parsed first DGD, text) of every corpus manifest."""
+    """(file name, parsed first DGD, text) of every manifest under ``root`` (the real corpus is
+    v1alpha1; the v1beta1 test manifests next to it are added so both schemas are mutated)."""
     out = []
-    for path in sorted(root.rglob("*.yaml")):
+    extra = [p for d in ("upgrade", "explain") for p in sorted((root.parent / d).glob("*.yaml"))]
+    for path in sorted(root.rglob("*.yaml")) + extra:
         text = path.read_text(encoding="utf-8")
         for doc in yaml.safe_load_all(text):
             if isinstance(doc, dict) and doc.get("kind") == "DynamoGraphDeployment":
@@ -182,8 +184,10 @@ def cases(root: Path, seed: int, count: int) -> Iterator[Case]:
     """``count`` mutants of the corpus, half structural and half textual."""
     rng = random.Random(seed)
     manifests = corpus(root)
+    beta = [m for m in manifests if m[1].get("apiVersion") == "nvidia.com/v1beta1"]
     for n in range(count):
-        name, doc, text = manifests[rng.randrange(len(manifests))]
+        pool = beta if beta and n % 4 in (0, 1) else manifests  # the corpus is mostly v1alpha1
+        name, doc, text = pool[rng.randrange(len(pool))]
         if n % 2 == 0:
             what, mutated = mutate_structure(doc, rng)
             try:

@@ -25,6 +25,19 @@ class Outcome:
     rss_mb: float
 
 
+def warm_up(manifest: str) -> None:
+    """Run explain and upgrade once in this process, so forked children start with the modules
+    imported and the pod schema built (as a second run of a long-lived process would)."""
+    import contextlib
+    import io
+
+    from kubectl_dynamo.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for argv in (["explain", "dgd", "-f", manifest], ["upgrade", "dgd", "-f", manifest, "--force"]):
+            main(argv)
+
+
 def run_forked(argv: List[str], stdin_data: bytes, *, time_limit: float = 20.0, memory_mb: int = 2048) -> Outcome:
     from kubectl_dynamo.cli import main
 

@@ -169,8 +169,10 @@ def test_fuzz_subset_in_process():
     """Seeded mutants of the real corpus through explain and upgrade (in-process, for speed)."""
     bad, codes = [], {}
     for name, data in mutate.cases(CORPUS_DIR, SEED, COUNT):
-        for command in ("explain", "upgrade"):
-            code, _, err, seconds = run_in_process([command, "dgd", "-f", "-"], data)
+        for argv in (["explain", "dgd", "-f", "-"], ["upgrade", "dgd", "-f", "-"],
+                     ["upgrade", "dgd", "-f", "-", "--force", "--role-templates", "--topology-aliases"]):
+            code, _, err, seconds = run_in_process(argv, data)
+            command = " ".join(argv[:1] + argv[4:])
             codes[code] = codes.get(code, 0) + 1
             why = violation(code, err, seconds, time_limit=10)
             if why:
