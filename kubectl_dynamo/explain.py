@@ -92,10 +92,18 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
     kwargs = {}
     if context.ssh_secret_name:
         kwargs["ssh_secret_name"] = context.ssh_secret_name
-    result = explain_dgd(plain, orchestrator=orchestrator,
-                         operator_version=operator_version or context.operator_version,
-                         gates=context.gates, kai_queues=context.kai_queues, objects=objects,
-                         changes=changes, **kwargs)
+    try:
+        result = explain_dgd(plain, orchestrator=orchestrator,
+                             operator_version=operator_version or context.operator_version,
+                             gates=context.gates, kai_queues=context.kai_queues, objects=objects,
+                             changes=changes, **kwargs)
+    except Exception:
+        # The operator only sees objects the API server admitted: for a DGD with schema errors
+        # (e.g. a missing required key) the simulation is best effort and its findings stand alone.
+        # A schema-valid DGD it cannot render is a bug and propagates.
+        if not any(f["code"] == "schema-invalid" for f in findings):
+            raise
+        return unsimulated(plain, findings, operator_version or context.operator_version)
     result["findings"] = findings + result["findings"]
     return result
 

@@ -122,11 +122,13 @@ def metadata_structure(doc: dict) -> List[Tuple[str, str]]:
     Code that reads the DGD relies on these, so they stop the simulation like schema type errors."""
     meta = doc.get("metadata")
     if meta is None:
-        return []
+        meta = {}
     if not isinstance(meta, dict):
         return [("metadata", f"{_short(meta)} is not of type 'object'")]
     out = [(f"metadata.{key}", f"{_short(meta[key])} is not of type 'string'")
            for key in ("name", "namespace", "generateName") if key in meta and not isinstance(meta[key], str)]
+    if "name" not in meta:  # the API server requires it (or generateName, which only creation resolves)
+        out.append(("metadata", "'name' is a required property"))
     out += [(f"metadata.{key}", f"{_short(meta[key])} is not of type 'object'")
             for key in ("labels", "annotations") if key in meta and not isinstance(meta[key], dict)]
     return out
@@ -146,7 +148,7 @@ def dgd_problems(doc: dict) -> List[Problem]:
                 for m in dns1123_label(namespace)]
     out += map_problems(meta.get("labels"), "metadata.labels", labels=True)
     out += map_problems(meta.get("annotations"), "metadata.annotations", labels=False)
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    spec: dict = doc["spec"] if isinstance(doc.get("spec"), dict) else {}
     out += _component_names(spec.get("components"))
     code = "image-invalid"
     for path, image in _images(spec, "spec"):

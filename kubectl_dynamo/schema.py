@@ -158,12 +158,14 @@ def gate(doc: dict) -> tuple:
     return plain, errors
 
 
-def require_structure(docs, source: str) -> None:
+def require_structure(docs, source: str) -> Optional[str]:
     """Raise InvalidContent (exit 1) for the first document code cannot read: a DGD with a
-    structural schema error, or any object whose ``metadata`` has the wrong types."""
+    structural schema error, or any object whose ``metadata`` has the wrong types. Returns the
+    first other schema error (``document N: path: message``), or None when every DGD is valid."""
     from .errors import InvalidContent
     from .k8s_validation import dgd_problems, metadata_structure
 
+    other = None
     for d in docs:
         if not isinstance(d.data, dict):
             continue
@@ -171,12 +173,16 @@ def require_structure(docs, source: str) -> None:
         if not problems and d.is_dgd:
             plain, errors = gate(d.data)
             problems = [(e["path"], e["message"]) for e in errors if e["structural"]]
+            first = next((e for e in errors if not e["structural"]), None)
+            if other is None and first is not None:
+                other = f"document {d.index + 1}: {first['path']}: {first['message']}"
             problems += [(p, m) for _, p, m, structural in dgd_problems(plain) if structural] if not problems else []
         if problems:
             path, message = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise InvalidContent(f"{source}: document {d.index + 1}: {path}: {message}{more} (schema-invalid)",
                                  detail="\n".join(f"{p}: {m}" for p, m in problems))
+    return other
 
 
 def _drop_nulls(node):

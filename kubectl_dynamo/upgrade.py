@@ -567,7 +567,8 @@ def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
     from .manifests import parse
     from .schema import require_structure
 
-    require_structure(parse(text, source), source)  # bounded, strict YAML; no wrongly typed DGD reaches the converter
+    # bounded, strict YAML; no wrongly typed DGD reaches the converter
+    invalid = require_structure(parse(text, source), source)
     try:
         return upgrade_text(text, opts)
     except UpgradeError as e:
@@ -575,6 +576,8 @@ def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
         raise InvalidContent(f"{source}: {e}", detail=detail) from None
     except Exception as e:  # ruamel/PyYAML parse errors name the line
         mark = getattr(e, "problem_mark", None)
+        if mark is None and invalid:  # converting a DGD with schema errors is best effort, as in explain
+            raise InvalidContent(f"{source}: {invalid} (schema-invalid)") from None
         if mark is None:
             raise
         raise InputError(f"{source}: line {mark.line + 1}, column {mark.column + 1}: invalid YAML: "

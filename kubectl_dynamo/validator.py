@@ -7,9 +7,10 @@ minimum/maximum, maxItems and maxProperties (a unit test checks that no other ke
 and ``format`` int32/int64, kept for their ranges (the API server rejects a replicas of 2**31).
 Messages follow jsonschema's wording, with long values shortened.
 
-Each error carries its kind: ``type``, ``required`` and ``range`` errors (a wrong type, a missing
-key, an integer beyond its format) are *structural*: code that reads the document would trip on
-them, so ``explain`` simulates nothing for such a document (see ``schema.structural``).
+Each error carries its kind: ``type`` and ``range`` errors (a wrong type, an integer beyond its
+format) are *structural*: code that reads the document would trip on them, so ``explain``
+simulates nothing for such a document (see ``schema.gate``). Other errors, a missing required
+key among them, leave the simulation to run best effort (see ``explain.explain_one``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Iterator, List, Tuple
 KEYWORDS = {"type", "properties", "additionalProperties", "required", "items", "enum", "pattern", "anyOf",
             "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "maxProperties", "default",
             "title", "$schema", "format"}
-STRUCTURAL = {"type", "required", "range"}
+STRUCTURAL = {"type", "range"}
 _FORMAT_RANGE = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 _TYPES = {

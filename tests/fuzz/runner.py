@@ -34,7 +34,7 @@ def warm_up(manifest: str) -> None:
     from kubectl_dynamo.cli import main
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        for argv in (["explain", "dgd", "-f", manifest], ["upgrade", "dgd", "-f", manifest, "--force"]):
+        for argv in (["explain", "dgd", "-f", manifest], ["upgrade", "dgd", "-f", manifest]):
             main(argv)
 
 
@@ -58,9 +58,9 @@ def run_forked(argv: List[str], stdin_data: bytes, *, time_limit: float = 20.0, 
                 import sys
 
                 # the child ends with os._exit: these streams live as long as it does
-                sys.stdin = open(0, closefd=False)  # noqa: SIM115
-                sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+                sys.stdin = open(0, closefd=False)
+                sys.stdout = open(1, "w", closefd=False)
+                sys.stderr = open(2, "w", closefd=False)
                 code = main(argv)
                 sys.stdout.flush()
                 sys.stderr.flush()

@@ -60,7 +60,7 @@ def test_write_through_a_symlink_keeps_the_link(tmp_path):
     target.write_text(ALPHA.read_text())
     link = tmp_path / "deploy.yaml"
     link.symlink_to(target)
-    proc = run_cli("upgrade", "dgd", "-f", str(link), "--write", "--force")
+    proc = run_cli("upgrade", "dgd", "-f", str(link), "--write")
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert "nvidia.com/v1beta1" in target.read_text()
@@ -105,6 +105,6 @@ def test_backup_never_follows_a_link(tmp_path):
     victim = tmp_path / "victim"
     victim.write_text("keep me\n")
     (tmp_path / "deploy.yaml.bak").symlink_to(victim)
-    proc = run_cli("upgrade", "dgd", "-f", str(path), "--write", "--force")
+    proc = run_cli("upgrade", "dgd", "-f", str(path), "--write")
     assert proc.returncode == 2 and "deploy.yaml.bak exists" in proc.stderr
     assert victim.read_text() == "keep me\n" and path.read_text() == ALPHA.read_text()
