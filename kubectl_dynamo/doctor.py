@@ -30,6 +30,7 @@ from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD che
 from .checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
 from .checks.finding import Finding
 from .detection import detect, operator_context
+from .explain import unsimulated, validation
 from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
 from .operator.api import LABEL_DGD as DGD_LABEL
 from .operator.render import explain_dgd
@@ -308,8 +309,9 @@ def build_views(snapshot) -> List[DgdView]:
         by_dgd.setdefault(key, []).append(classify(pod))
     views = []
     for dgd in sorted(snapshot.dgds, key=lambda d: (d["metadata"].get("namespace", ""), d["metadata"]["name"])):
-        explained = explain_dgd(dgd, operator_version=ctx.operator_version, gates=ctx.gates,
-                                kai_queues=ctx.kai_queues, ssh_secret_name=ctx.ssh_secret_name)
+        plain, found, simulate = validation(dgd, full=False)  # the type gate: a DGD the simulation cannot read is not simulated
+        explained = explain_dgd(plain, operator_version=ctx.operator_version, gates=ctx.gates, kai_queues=ctx.kai_queues,
+                                ssh_secret_name=ctx.ssh_secret_name) if simulate else unsimulated(plain, found, None)
         pods = by_dgd.get((dgd["metadata"].get("namespace"), dgd["metadata"]["name"]), [])
         comps = []
         for c in explained["components"]:

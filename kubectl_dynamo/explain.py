@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from . import schema
+from .checks import catalogue
 from .detection import ClusterContext
 from .manifests import Document
 from .operator import validate
@@ -19,17 +20,38 @@ DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
              "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
 
 
+SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
+               "(kubectl dynamo explain dgd.<path> shows its documentation).")
+
+
 def schema_findings(doc: dict) -> List[dict]:
-    out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}",
-                            "Fix the field to match the DynamoGraphDeployment CRD "
-                            "(kubectl dynamo explain dgd.<path> shows its documentation).")
-           for e in schema.schema_errors(doc)]
-    for where, template in _pod_templates(doc):
+    return validation(doc)[1]
+
+
+def validation(doc: dict, *, full: bool = True) -> tuple:
+    """``(plain, findings, simulate)``: schema, metadata and (``full``) pod template and API-server
+    value findings, and whether the operator simulation may run on ``plain`` (not when a field has
+    the wrong type: see ``schema.gate``). doctor asks for the gate only (``full=False``): live
+    objects passed the API server, and kubernetes-validate on every live pod template is slow."""
+    from .k8s_validation import dgd_problems
+
+    plain, errors = schema.gate(doc)
+    out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}", SCHEMA_HINT)
+           for e in errors]
+    if any(e["structural"] for e in errors):
+        return plain, out, False
+    problems = dgd_problems(plain)
+    out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", catalogue.entry(code).fix)
+            for code, path, message, _ in problems]
+    simulate = not any(structural for *_, structural in problems)
+    if not full or not simulate:
+        return plain, out, simulate
+    for where, template in _pod_templates(plain):
         for problem in schema.pod_template_errors(template):
             out.append(validate.finding("pod-template-invalid", validate.ERROR, where["component"],
                                         f"{where['path']}: {problem}",
                                         "The pod template must be a valid Kubernetes PodTemplateSpec."))
-    return out
+    return plain, out, True
 
 
 def _pod_templates(doc: dict):
@@ -64,15 +86,38 @@ def explain_documents(docs: List[Document], *, orchestrator=None, operator_versi
 def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
                 context: Optional[ClusterContext] = None, objects: bool = False, changes: bool = False) -> dict:
     context = context or ClusterContext()
+    plain, findings, simulate = validation(doc)
+    if not simulate:
+        return unsimulated(plain, findings, operator_version or context.operator_version)
     kwargs = {}
     if context.ssh_secret_name:
         kwargs["ssh_secret_name"] = context.ssh_secret_name
-    result = explain_dgd(doc, orchestrator=orchestrator,
-                         operator_version=operator_version or context.operator_version,
-                         gates=context.gates, kai_queues=context.kai_queues, objects=objects,
-                         changes=changes, **kwargs)
-    result["findings"] = schema_findings(doc) + result["findings"]
+    try:
+        result = explain_dgd(plain, orchestrator=orchestrator,
+                             operator_version=operator_version or context.operator_version,
+                             gates=context.gates, kai_queues=context.kai_queues, objects=objects,
+                             changes=changes, **kwargs)
+    except Exception:
+        # The operator only sees objects the API server admitted: for a DGD with schema errors
+        # (e.g. a missing required key) the simulation is best effort and its findings stand alone.
+        # A schema-valid DGD it cannot render is a bug and propagates.
+        if not any(f["code"] == "schema-invalid" for f in findings):
+            raise
+        return unsimulated(plain, findings, operator_version or context.operator_version)
+    result["findings"] = findings + result["findings"]
     return result
+
+
+def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> dict:
+    """explain's result for a DGD the simulation cannot read: its findings and no components."""
+    from .operator import versions
+
+    meta = plain.get("metadata") if isinstance(plain.get("metadata"), dict) else {}
+    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    return {"name": text(meta.get("name")) or "", "namespace": text(meta.get("namespace")),
+            "apiVersion": text(plain.get("apiVersion")) or "", "operatorVersion": operator_version or versions.NEWEST,
+            "originVersion": None, "provider": None, "orchestrator": None, "scheduler": None, "queue": None,
+            "components": [], "findings": findings}
 
 
 def has_errors(results: List[dict]) -> bool:

@@ -412,8 +412,11 @@ def build_spec(name: str, kw: dict, namespace: Optional[str]) -> GenerateSpec:
 
 def generate_doc(name: str, kw: dict, namespace: Optional[str] = None) -> Tuple[GenerateSpec, dict]:
     """(spec, doc), judged before it is returned; pure (no cluster)."""
+    from .k8s_validation import check_generate
+
     try:
         spec = build_spec(name, kw, namespace)
+        check_generate(name, namespace, kw, spec)  # names, images, selectors, counts the API server rejects
         doc = build(spec)
     except SpecError as e:
         if e.usage:

@@ -28,7 +28,9 @@ def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt
         raise UsageError("refusing to change the cluster without confirmation: pass --yes "
                          "(or --dry-run to only see the plan)")
 
-    helm, helm_version = find_helm(helm_path)
+    # A dry run plans without helm (releases then come from detect only); running the plan needs it.
+    helm, helm_version = find_helm(helm_path) if not (dry_run and not helm_path and not shutil.which("helm")) \
+        else (None, None)
     req.helm = helm_path or "helm"
     doc = {"orchestrator": req.orchestrator, "mode": req.mode, "dryRun": dry_run,
            "preflight": {"helm": {"path": helm, "version": helm_version}}}
@@ -127,20 +129,9 @@ def build_request(orchestrator, separately, versions, chart_source, values, upgr
 
 
 def load_values(path: str) -> dict:
-    import yaml
+    from .manifests import load_mapping  # the input layer: bounded, strict, plain YAML
 
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise InputError(f"--values {path}: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise InputError(f"--values {path}: invalid YAML ({str(e).splitlines()[0]})") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise InputError(f"--values {path}: must be a mapping of values")
-    return data
+    return load_mapping(path, "--values")
 
 
 def find_helm(helm_path):
@@ -183,7 +174,7 @@ def preflight(req, helm, connect, doc):
         k: state.report["dynamoOperator"].get(k) for k in ("installed", "version")}
 
     code, out, err = ins.helm_capture(helm, ["list", "--all-namespaces", "--all", "--output", "json",
-                                             *req.kube_flags])
+                                             *req.kube_flags]) if helm else (1, "", "helm not found on $PATH")
     if code == 0:
         try:
             state.releases = json.loads(out or "[]") or []

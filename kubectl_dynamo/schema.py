@@ -93,6 +93,8 @@ def _to_json_schema(node):
         return node
     out = {k: _to_json_schema(v) for k, v in node.items()
            if not k.startswith("x-kubernetes-") and k not in ("nullable", "description", "format")}
+    if node.get("format") in ("int32", "int64"):  # kept for the range (the validator checks it)
+        out["format"] = node["format"]
     if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if node.get("nullable") and "type" in out:
@@ -114,16 +116,73 @@ def validation_schema(version: str) -> dict:
 
 
 def schema_errors(doc: dict) -> List[dict]:
-    """Schema errors of a DGD against its apiVersion's schema: ``[{"path", "message"}]``."""
-    api = str(doc.get("apiVersion", ""))
+    """Schema errors of a DGD against its apiVersion's schema: ``[{"path", "message", "structural"}]``;
+    ``structural`` errors (a wrong type, a missing required key, an integer beyond its format) mean
+    code reading the document would trip: see ``gate``."""
+    return _errors(normalise(doc))
+
+
+def _errors(plain) -> List[dict]:
+    from .validator import STRUCTURAL, validate
+
+    api = str(plain.get("apiVersion", ""))
     version = api.split("/", 1)[1] if api.startswith(GROUP + "/") else None
     if version not in VERSIONS:
-        return [{"path": "apiVersion", "message": f"unsupported apiVersion {api!r} (want nvidia.com/v1beta1 or v1alpha1)"}]
-    plain = _drop_nulls(json.loads(json.dumps(doc, default=str)))  # ruamel maps, dates -> plain JSON
-    from .validator import validate
-
+        return [{"path": "apiVersion", "message": f"unsupported apiVersion {api[:60]!r} (want nvidia.com/v1beta1 "
+                 "or v1alpha1)", "structural": True}]
     found = sorted(validate(validation_schema(version), plain), key=lambda e: list(map(str, e[0])))
-    return [{"path": _path(where), "message": message} for where, message in found]
+    return [{"path": _path(where), "message": message, "structural": kind in STRUCTURAL}
+            for where, message, kind in found]
+
+
+def normalise(doc: dict) -> dict:
+    """The DGD as the API server stores it: plain JSON values (ruamel maps, dates), nulls pruned."""
+    return _drop_nulls(json.loads(json.dumps(doc, default=str)))
+
+
+def gate(doc: dict) -> tuple:
+    """``(plain, errors)`` for the simulation: ``plain`` is the normalised DGD, ``errors`` every schema
+    error plus wrong types in ``metadata`` (which the CRD schema leaves to the API server) and a DGD
+    without components. The simulation runs on ``plain`` only when no error is structural, so a
+    wrongly typed field is a finding naming its path, never an exception."""
+    from .k8s_validation import metadata_structure
+
+    plain = normalise(doc)
+    errors = [{"path": p, "message": m, "structural": True} for p, m in metadata_structure(plain)]
+    errors += _errors(plain)
+    spec = plain.get("spec")
+    field = "services" if str(plain.get("apiVersion", "")).endswith("/v1alpha1") else "components"
+    if not errors and not (isinstance(spec, dict) and spec.get(field)):
+        errors.append({"path": f"spec.{field}", "message": "the DGD has no components (a null or empty value is "
+                       "pruned by the API server, and the operator deploys nothing)", "structural": False})
+    return plain, errors
+
+
+def require_structure(docs, source: str) -> Optional[str]:
+    """Raise InvalidContent (exit 1) for the first document code cannot read: a DGD with a
+    structural schema error, or any object whose ``metadata`` has the wrong types. Returns the
+    first other schema error (``document N: path: message``), or None when every DGD is valid."""
+    from .errors import InvalidContent
+    from .k8s_validation import dgd_problems, metadata_structure
+
+    other = None
+    for d in docs:
+        if not isinstance(d.data, dict):
+            continue
+        problems = [(p, m) for p, m in metadata_structure(d.data)]
+        if not problems and d.is_dgd:
+            plain, errors = gate(d.data)
+            problems = [(e["path"], e["message"]) for e in errors if e["structural"]]
+            first = next((e for e in errors if not e["structural"]), None)
+            if other is None and first is not None:
+                other = f"document {d.index + 1}: {first['path']}: {first['message']}"
+            problems += [(p, m) for _, p, m, structural in dgd_problems(plain) if structural] if not problems else []
+        if problems:
+            path, message = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise InvalidContent(f"{source}: document {d.index + 1}: {path}: {message}{more} (schema-invalid)",
+                                 detail="\n".join(f"{p}: {m}" for p, m in problems))
+    return other
 
 
 def _drop_nulls(node):

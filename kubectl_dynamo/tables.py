@@ -171,13 +171,15 @@ def _format_role(role: dict, wide: bool) -> list:
     out += _wrap("command", _cmdline(main))
     env = main.get("env") or []
     if env:
-        shown = [f"{e['name']}={_env_value(e)}" for e in env]
-        out += _wrap("env", " ".join(shown) if wide else ", ".join(e["name"] for e in env))
+        # .get: a DGD with schema errors (an env entry without a name) is still shown
+        shown = [f"{e.get('name', '?')}={_env_value(e)}" for e in env]
+        out += _wrap("env", " ".join(shown) if wide else ", ".join(e.get("name", "?") for e in env))
     probes = [f"{p}={_probe(main.get(p + 'Probe'))}" for p in ("liveness", "readiness", "startup")]
     out.append(f"    probes:  {', '.join(probes)}")
     for ic in spec.get("initContainers") or []:
-        out += _wrap(f"init {ic['name']}", _cmdline(ic))
-    mounts = [f"{m['name']}:{m['mountPath']}{' (ro)' if m.get('readOnly') else ''}" for m in main.get("volumeMounts") or []]
+        out += _wrap(f"init {ic.get('name', '?')}", _cmdline(ic))
+    mounts = [f"{m.get('name', '?')}:{m.get('mountPath', '?')}{' (ro)' if m.get('readOnly') else ''}"
+              for m in main.get("volumeMounts") or []]
     if mounts:
         out += _wrap("mounts", ", ".join(mounts))
     return out
@@ -276,7 +278,8 @@ def format_report(result: dict, wide: bool, color: bool) -> str:
 
 def format_preflight(doc) -> str:
     p = doc["preflight"]
-    lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})"]
+    lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
+             "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
     for c in p.get("checks", []):
         lines.append(f"  {'ok  ' if c['ok'] else 'FAIL'}  {c['check']}: {c['message']}")
     det = p.get("detected") or {}

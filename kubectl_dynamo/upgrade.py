@@ -374,7 +374,7 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
-    command = list(main.get("command") or [])
+    command = [str(t) for t in main.get("command") or []]  # ruamel reads YAML 1.2: `1e3` is a float there
     if backend == "trtllm":
         plain = {"command": command, "args": list(main.get("args") or [])}
         script = role_command(role, nodes=nodes, gpus_per_node=gpus, orchestrator=orchestrator,
@@ -417,8 +417,8 @@ def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[di
     for ci, comp in enumerate(spec.get("components") or []):
         path = f"spec.components[{ci}]"
         mn = comp.get("multinode")
-        nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1
-        if nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
+        nodes = (mn or {}).get("nodeCount", 2) if mn is not None else 1  # null: left as it is
+        if not isinstance(nodes, int) or nodes < 2 or comp.get("roles") or comp.get("type") not in api.WORKER_TYPES:
             continue
 
         def refuse(why: str, path: str = path, comp: Any = comp) -> None:
@@ -564,7 +564,11 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 # -- the command -------------------------------------------------------------------------------
 def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
     from .errors import InputError, InvalidContent
+    from .manifests import parse
+    from .schema import require_structure
 
+    # bounded, strict YAML; no wrongly typed DGD reaches the converter
+    invalid = require_structure(parse(text, source), source)
     try:
         return upgrade_text(text, opts)
     except UpgradeError as e:
@@ -572,6 +576,8 @@ def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
         raise InvalidContent(f"{source}: {e}", detail=detail) from None
     except Exception as e:  # ruamel/PyYAML parse errors name the line
         mark = getattr(e, "problem_mark", None)
+        if mark is None and invalid:  # converting a DGD with schema errors is best effort, as in explain
+            raise InvalidContent(f"{source}: {invalid} (schema-invalid)") from None
         if mark is None:
             raise
         raise InputError(f"{source}: line {mark.line + 1}, column {mark.column + 1}: invalid YAML: "
@@ -646,12 +652,13 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     if write:
         from .errors import InputError
-        from .files import write_with_backup
+        from .files import resolve_target, write_with_backup
 
         if not result.changed:
             return CommandResult(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
         backup = filename + ".bak"
-        if os.path.exists(backup):
+        resolve_target(filename)  # a device, FIFO or dangling link is refused before the diff is shown
+        if os.path.lexists(backup):
             raise InputError(f"{backup} exists; move it away first (it may be an earlier backup)")
         notes.append(unified_diff(result.original, result.text, display).rstrip("\n"))
         write_with_backup(filename, result.text, backup)

@@ -3,8 +3,14 @@
 ``explain -f`` validates every manifest; importing ``jsonschema`` alone costs 50-90 ms, more than
 the rest of a run. The CRD's structural schema (converted in ``schema.py``) uses only: type,
 properties, additionalProperties, required, items, enum, pattern, anyOf, min/maxLength,
-minimum/maximum, maxItems and maxProperties (a unit test checks that no other keyword appears).
-Messages follow jsonschema's wording.
+minimum/maximum, maxItems and maxProperties (a unit test checks that no other keyword appears),
+and ``format`` int32/int64, kept for their ranges (the API server rejects a replicas of 2**31).
+Messages follow jsonschema's wording, with long values shortened.
+
+Each error carries its kind: ``type`` and ``range`` errors (a wrong type, an integer beyond its
+format) are *structural*: code that reads the document would trip on them, so ``explain``
+simulates nothing for such a document (see ``schema.gate``). Other errors, a missing required
+key among them, leave the simulation to run best effort (see ``explain.explain_one``).
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from typing import Iterator, List, Tuple
 
 KEYWORDS = {"type", "properties", "additionalProperties", "required", "items", "enum", "pattern", "anyOf",
             "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "maxProperties", "default",
-            "title", "$schema"}
+            "title", "$schema", "format"}
+STRUCTURAL = {"type", "range"}
+_FORMAT_RANGE = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 _TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -27,11 +35,16 @@ _TYPES = {
 }
 _PATTERNS: dict = {}
 
-Error = Tuple[list, str]  # (path, message)
+Error = Tuple[list, str, str]  # (path, message, kind)
 
 
 def _type_ok(value, t) -> bool:
     return any(_TYPES[x](value) for x in t) if isinstance(t, list) else _TYPES[t](value)
+
+
+def _show(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _types_text(t) -> str:
@@ -42,24 +55,27 @@ def errors(schema: dict, value, path: list = None) -> Iterator[Error]:
     path = path or []
     t = schema.get("type")
     if t is not None and not _type_ok(value, t):
-        yield path, f"{value!r} is not of type {_types_text(t)}"
+        yield path, f"{_show(value)} is not of type {_types_text(t)}", "type"
         return  # the other keywords assume the type
     if "enum" in schema and value not in schema["enum"]:
-        yield path, f"{value!r} is not one of {schema['enum']!r}"
+        yield path, f"{_show(value)} is not one of {schema['enum']!r}", "enum"
     if "anyOf" in schema and not any(not any(True for _ in errors(s, value, path)) for s in schema["anyOf"]):
-        yield path, f"{value!r} is not valid under any of the given schemas"
+        yield path, f"{_show(value)} is not valid under any of the given schemas", "type"
     if isinstance(value, str):
         yield from _string(schema, value, path)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in schema and value < schema["minimum"]:
-            yield path, f"{value!r} is less than the minimum of {schema['minimum']!r}"
+            yield path, f"{_show(value)} is less than the minimum of {schema['minimum']!r}", "minimum"
         if "maximum" in schema and value > schema["maximum"]:
-            yield path, f"{value!r} is greater than the maximum of {schema['maximum']!r}"
+            yield path, f"{_show(value)} is greater than the maximum of {schema['maximum']!r}", "maximum"
+        low, high = _FORMAT_RANGE.get(schema.get("format"), (None, None))
+        if low is not None and not low <= value <= high:
+            yield path, f"{_show(value)} is out of the {schema['format']} range", "range"
     elif isinstance(value, list):
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            yield path, f"{value!r} is too long"
+            yield path, f"{_show(value)} is too long", "maxItems"
         if "minItems" in schema and len(value) < schema["minItems"]:
-            yield path, f"{value!r} is too short"
+            yield path, f"{_show(value)} is too short", "minItems"
         if isinstance(schema.get("items"), dict):
             for i, item in enumerate(value):
                 yield from errors(schema["items"], item, path + [i])
@@ -69,24 +85,24 @@ def errors(schema: dict, value, path: list = None) -> Iterator[Error]:
 
 def _string(schema, value, path):
     if "minLength" in schema and len(value) < schema["minLength"]:
-        yield path, f"{value!r} is too short"
+        yield path, f"{_show(value)} is too short", "minLength"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
-        yield path, f"{value!r} is too long"
+        yield path, f"{_show(value)} is too long", "maxLength"
     if "pattern" in schema:
         rx = _PATTERNS.get(schema["pattern"])
         if rx is None:
             rx = _PATTERNS[schema["pattern"]] = re.compile(schema["pattern"])
         if not rx.search(value):
-            yield path, f"{value!r} does not match {schema['pattern']!r}"
+            yield path, f"{_show(value)} does not match {schema['pattern']!r}", "pattern"
 
 
 def _object(schema, value, path):
     props = schema.get("properties") or {}
     for name in schema.get("required") or []:
         if name not in value:
-            yield path, f"{name!r} is a required property"
+            yield path, f"{name!r} is a required property", "required"
     if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-        yield path, f"{value!r} has too many properties"
+        yield path, f"{_show(value)} has too many properties", "maxProperties"
     extra = schema.get("additionalProperties", True)
     unknown = []
     for key, item in value.items():
@@ -97,8 +113,8 @@ def _object(schema, value, path):
         elif isinstance(extra, dict):
             yield from errors(extra, item, path + [key])
     if unknown:
-        listed = ", ".join(repr(k) for k in sorted(unknown))
-        yield path, f"unknown field(s) ({listed} {'was' if len(unknown) == 1 else 'were'} unexpected)"
+        listed = ", ".join(_show(k) for k in sorted(unknown))
+        yield path, f"unknown field(s) ({listed} {'was' if len(unknown) == 1 else 'were'} unexpected)", "unknown"
 
 
 def validate(schema: dict, value) -> List[Error]:

@@ -40,6 +40,13 @@ def current_env() -> Environment:
     return env or Environment.from_process()
 
 
+def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from ..cluster.client import parse_duration
+
+    parse_duration(value)  # a bad duration is a usage error even when the command never connects
+    return value
+
+
 def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True,
                  namespace_help: str = "Namespace (default: the context's namespace).") -> Callable:
     """Add --kubeconfig, --context, -n, [-A], --request-timeout, [-o], -v; pass ``opts: Options``.
@@ -62,7 +69,8 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
                                         help="Across all namespaces."))
-        options.append(click.option("--request-timeout", metavar="DURATION", default="30s", show_default=True,
+        options.append(click.option("--request-timeout", metavar="DURATION", default="10s", show_default=True,
+                                    callback=_duration,
                                     help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'))
         if formats:
             options.append(click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,

@@ -4,21 +4,30 @@ Only this package talks to the API server. The ``kubernetes`` package is importe
 ``Cluster.__init__``, so ``--help`` and offline commands never pay for it (about 0.35 s).
 Requests go through the client's transport (auth, exec plugins, TLS) but responses are parsed
 with ``json.loads``: model deserialisation is slow on large lists.
+
+Every request has one deadline, ``--request-timeout`` (default 10 s), covering the connection and
+the answer, and is never retried: a server that accepts and never answers costs exactly that.
+Whatever is not the API's answer (HTML from a proxy, 5xx, a 403) is one line naming the request,
+exit 3. The kubeconfig is read through the input layer first, so a malformed one is exit 2 naming
+the file, and library noise (urllib3 warnings, the client's root-logger lines) never reaches stderr.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
+import shutil
+import warnings
 from dataclasses import dataclass
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
-from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized, UsageError
+from ..errors import ClusterUnreachable, DynamoError, Forbidden, InputError, NotFound, Unauthorized, UsageError
 
 SA_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-DEFAULT_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 10.0  # seconds per request (kubectl waits forever by default; a diagnosis should not)
 PAGE_SIZE = 500
 
 
@@ -48,6 +57,103 @@ class Target:
     request_timeout: Optional[str] = None
 
 
+class _Collect(logging.Handler):
+    """Keeps the kubernetes client's root-logger lines (``ERROR:root:...``) for our own message."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+_LOG = _Collect()
+
+
+def _quiet_libraries() -> None:
+    root = logging.getLogger()
+    if _LOG not in root.handlers:
+        root.addHandler(_LOG)  # also stops logging.error() from installing a stderr handler
+    logging.getLogger("urllib3").propagate = False
+    logging.getLogger("urllib3").addHandler(logging.NullHandler())
+    import urllib3
+
+    warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)  # the kubeconfig asked for it
+
+
+def kubeconfig_paths(target: Target) -> List[str]:
+    paths = target.kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+    return [os.path.expanduser(p) for p in paths.split(os.pathsep) if p]
+
+
+def check_kubeconfig(paths: List[str], context: Optional[str]) -> None:
+    """Read every kubeconfig through the input layer and check what the client would trip on:
+    a file that is not a mapping, entries without names, the chosen context's cluster without a
+    server, an exec credential plugin that is not installed. InputError (exit 2) names the file."""
+    from ..manifests import load_mapping
+
+    merged: dict = {"clusters": {}, "users": {}, "contexts": {}}
+    current = None
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        data = load_mapping(path, "kubeconfig")
+        for key, entries in merged.items():
+            listed = data.get(key)
+            if listed is None:
+                continue
+            if not isinstance(listed, list):
+                raise InputError(f"kubeconfig {path}: {key} must be a list")
+            for i, item in enumerate(listed):
+                name = item.get("name") if isinstance(item, dict) else None
+                if not isinstance(name, str) or not isinstance(item.get(key[:-1]), dict):
+                    raise InputError(f"kubeconfig {path}: {key}[{i}] needs a name and a {key[:-1]} mapping")
+                entries.setdefault(name, (path, item[key[:-1]]))  # the first file to name it wins
+        if current is None and isinstance(data.get("current-context"), str) and data["current-context"]:
+            current = data["current-context"]
+    chosen = context or current
+    if not chosen or chosen not in merged["contexts"]:
+        return  # the client's own message (no current context, unknown --context) is clear enough
+    path, ctx = merged["contexts"][chosen]
+    cluster = merged["clusters"].get(ctx.get("cluster"))
+    if cluster is None:
+        raise InputError(f"kubeconfig {path}: context {chosen!r} names cluster {ctx.get('cluster')!r}, "
+                         "which no kubeconfig file defines")
+    if not isinstance(cluster[1].get("server"), str) or not cluster[1]["server"].strip():
+        raise InputError(f"kubeconfig {cluster[0]}: cluster {ctx.get('cluster')!r} has no server")
+    user = merged["users"].get(ctx.get("user"))
+    plugin = (user[1].get("exec") if user else None) or {}
+    command = plugin.get("command") if isinstance(plugin, dict) else None
+    if isinstance(command, str) and command and shutil.which(command) is None:
+        raise InputError(f"kubeconfig {user[0]}: exec plugin {command!r} (user {ctx.get('user')!r}) not found"
+                         + ("" if os.sep in command else " on $PATH"))
+
+
+def _with_scheme(host: str, tls: bool) -> str:
+    """client-go's ``DefaultServerURL`` (rest/url_utils.go): a server without a scheme is https
+    when TLS is configured, else http."""
+    if "://" in host:
+        return host
+    return ("https://" if tls else "http://") + host
+
+
+def _configuration_class(base):
+    """The client's Configuration with client-go's scheme default for ``host``; a property, because
+    the kubeconfig loader re-applies the kubeconfig's host before every request."""
+
+    class Configuration(base):
+        @property
+        def host(self) -> str:
+            return _with_scheme(base.host.fget(self), bool(self.ssl_ca_cert or self.cert_file or not self.verify_ssl))
+
+        @host.setter
+        def host(self, value: str) -> None:
+            base.host.fset(self, value)
+
+    return Configuration
+
+
 class Cluster:
     """One connection to one API server, built from kubeconfig or in-cluster configuration."""
 
@@ -55,16 +161,20 @@ class Cluster:
         from kubernetes import client, config  # lazy: see the module docstring
         from kubernetes.config.config_exception import ConfigException
 
+        _quiet_libraries()
         self.timeout = parse_duration(target.request_timeout)
-        cfg = client.Configuration()
-        paths = target.kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
-        have_file = any(os.path.exists(os.path.expanduser(p)) for p in paths.split(os.pathsep) if p)
+        cfg = _configuration_class(client.Configuration)()
+        paths = kubeconfig_paths(target)
+        have_file = any(os.path.exists(p) for p in paths)
+        joined = os.pathsep.join(paths)
         context_namespace = None
+        del _LOG.lines[:]
         try:
             if have_file:
-                config.load_kube_config(config_file=paths, context=target.context,
+                check_kubeconfig(paths, target.context)
+                config.load_kube_config(config_file=joined, context=target.context,
                                         client_configuration=cfg, persist_config=False)
-                contexts, active = config.list_kube_config_contexts(config_file=paths)
+                contexts, active = config.list_kube_config_contexts(config_file=joined)
                 chosen = active
                 if target.context:
                     chosen = next((c for c in contexts if c.get("name") == target.context), active)
@@ -76,13 +186,16 @@ class Cluster:
                         context_namespace = f.read().strip() or None
             else:
                 raise UsageError(
-                    f"no kubeconfig found at {paths} and not running in a cluster "
+                    f"no kubeconfig found at {joined} and not running in a cluster "
                     "(set --kubeconfig or KUBECONFIG)")
         except ConfigException as e:
-            raise UsageError(f"invalid kubeconfig: {e}") from e
-        except (OSError, ValueError) as e:
-            raise UsageError(f"cannot read kubeconfig {paths}: {e}") from e
-        cfg.retries = 1  # fail fast when the server is down; kubectl does not retry either
+            raise UsageError(f"invalid kubeconfig: {_one_line(str(e))}") from e
+        except (OSError, ValueError, TypeError, AttributeError, KeyError) as e:
+            # the client's loader on content check_kubeconfig let through (e.g. a bad certificate field)
+            raise UsageError(f"cannot read kubeconfig {joined}: {_one_line(str(e))}") from e
+        if _LOG.lines:  # e.g. an exec plugin that ran and failed: the client logs it and carries on
+            raise Unauthorized(f"cannot get credentials for the cluster: {_one_line(_LOG.lines[0])}")
+        cfg.retries = False  # one attempt: the deadline is the user's, not doubled by a silent retry
         self.server = cfg.host
         self.context = target.context
         self.namespace = target.namespace or context_namespace or "default"
@@ -100,27 +213,43 @@ class Cluster:
         method, url, headers, body, _ = self._api.param_serialize(
             method, path, header_params=headers, body=body, auth_settings=["BearerToken"])
         url += query
-        timeout = (min(self.timeout, 10.0), self.timeout) if self.timeout else None
         self.requests += 1
         try:
-            resp = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=timeout)
+            # a single number is urllib3's Timeout(total=...): connect and answer share one deadline
+            resp = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=self.timeout)
             raw = resp.read()
         except Exception as e:  # urllib3 and the client raise many types for one meaning
-            raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}",
-                                     detail=repr(e)) from e
+            if _LOG.lines:
+                raise Unauthorized(f"cannot get credentials for {self.server}: {_one_line(_LOG.lines[0])}") from e
+            reason = _reason(e)
+            if reason == "timed out":
+                after = f"{self.timeout:g} s" if self.timeout else "the system's limit"
+                raise ClusterUnreachable(f"{method} {path}: no answer from {self.server} within {after} "
+                                         "(--request-timeout)", detail=repr(e)) from e
+            raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {reason}", detail=repr(e)) from e
         status = resp.status
         if 200 <= status < 300:
-            return json.loads(raw) if raw else {}
-        raise self._error(status, raw, resp.reason, method, path)
+            if not raw:
+                return {}
+            data = _decode(raw)
+            if not isinstance(data, dict):
+                raise ClusterUnreachable(f"{method} {path}: the answer from {self.server} is not the Kubernetes API's "
+                                         f"({_what(_ctype(resp), raw)}; a proxy or login page in the way?)")
+            return data
+        raise self._error(status, raw, resp.reason, method, path, _ctype(resp))
 
-    def _error(self, status: int, raw: bytes, reason: Optional[str], method: str, path: str) -> DynamoError:
-        message = _status_message(raw) or reason or f"HTTP {status}"
+    def _error(self, status: int, raw: bytes, reason: Optional[str], method: str, path: str,
+               ctype: str = "") -> DynamoError:
+        message = _status_message(raw) or _one_line(reason or "") or f"HTTP {status}"
         if status == 401:
             return Unauthorized(f"unauthorized: the cluster at {self.server} rejected the credentials ({message})")
         if status == 403:
-            return Forbidden(message)
+            return Forbidden(f"forbidden: cannot {_describe(method, path)} ({method} {path}): {message}")
         if status == 404:
             return NotFound(message)
+        if status >= 500 or _decode(raw) is None:
+            return ClusterUnreachable(f"{method} {path}: the server at {self.server} answered HTTP {status}: "
+                                      f"{message if _status_message(raw) else _what(ctype, raw)}")
         err = DynamoError(f"{method} {path}: {message}")
         err.status = status
         err.body = _decode(raw)
@@ -141,7 +270,7 @@ class Cluster:
             raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}",
                                      detail=repr(e)) from e
         if not 200 <= resp.status < 300:
-            raise self._error(resp.status, resp.read(), resp.reason, "GET", path)
+            raise self._error(resp.status, resp.read(), resp.reason, "GET", path, _ctype(resp))
         return Stream(resp.response)
 
     def get(self, path: str, params: Optional[dict] = None) -> dict:
@@ -267,13 +396,58 @@ def _pieces(line: bytes, size: int) -> Iterator[bytes]:
 def _decode(raw: bytes):
     try:
         return json.loads(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
 
 
 def _status_message(raw: bytes) -> Optional[str]:
     body = _decode(raw)
-    return body.get("message") if isinstance(body, dict) else None
+    message = body.get("message") if isinstance(body, dict) else None
+    return _one_line(message) if isinstance(message, str) and message else None
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _ctype(resp) -> str:
+    return (resp.headers or {}).get("Content-Type") or ""
+
+
+def _what(ctype: str, raw: bytes) -> str:
+    """A short description of a body that is not JSON: its content type and first words."""
+    kind = ctype.split(";")[0] or "no content type"
+    start = _one_line(raw[:200].decode("utf-8", "replace"), 60)
+    return f"{kind}: {start!r}" if start else kind
+
+
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+def _describe(method: str, path: str) -> str:
+    """``list pods in namespace "x"`` from a REST path (for a 403 whose body says nothing)."""
+    resource, name, namespace = _parse_path(path)
+    verb = _VERBS.get(method) or ("get" if name else "list")
+    what = f"{verb} {resource}" + (f" {name!r}" if name else "")
+    return what + (f" in namespace {namespace!r}" if namespace else (" (cluster-wide)" if resource else ""))
+
+
+def _parse_path(path: str) -> Tuple[str, Optional[str], Optional[str]]:
+    """(resource[.group], name, namespace) of a REST path; the path itself when it is not one."""
+    parts = [p for p in path.split("?")[0].split("/") if p]
+    if parts[:1] == ["api"] and len(parts) >= 2:
+        group, rest = "", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 3:
+        group, rest = parts[1], parts[3:]
+    else:
+        return path, None, None
+    namespace = None
+    if rest[:1] == ["namespaces"] and len(rest) >= 3:
+        namespace, rest = rest[1], rest[2:]
+    if not rest:
+        return path, None, namespace
+    return rest[0] + (f".{group}" if group else ""), (rest[1] if len(rest) > 1 else None), namespace
 
 
 def _reason(exc: Exception) -> str:

@@ -268,6 +268,12 @@ def _v1alpha1(**spec) -> dict:
     return doc
 
 
+def _metadata(**fields) -> dict:
+    doc = b.dgd()
+    doc["metadata"].update(fields)
+    return doc
+
+
 def _replicas(value) -> dict:
     doc = b.dgd()
     doc["spec"]["components"][0]["replicas"] = value
@@ -325,6 +331,18 @@ MANIFEST: Dict[str, Tuple[Case, Case]] = {
     "no-gpu-request": (lambda: run_manifest(_dgd(gpus=None)), lambda: run_manifest(_dgd(gpus="1"))),
     "topology-vars-unavailable": (lambda: run_manifest(_dgd(origin="1.5.0", args=RANK_ARGS)),
                                   lambda: run_manifest(_dgd(origin="1.6.0", args=RANK_ARGS))),
+    # Values the API server, the CRD's CEL rule or the kubelet reject (kubectl_dynamo/k8s_validation.py).
+    "name-invalid": (lambda: run_manifest(b.dgd(name="Bad_Name")), lambda: run_manifest(b.dgd(name="bad-name"))),
+    "label-key-invalid": (lambda: run_manifest(_metadata(labels={"k" * 64: "v"})),
+                          lambda: run_manifest(_metadata(labels={"k" * 63: "v"}))),
+    "label-value-invalid": (lambda: run_manifest(_metadata(labels={"team": "a b"})),
+                            lambda: run_manifest(_metadata(labels={"team": "a-b"}))),
+    "annotation-value-not-string": (lambda: run_manifest(b.dgd(annotations={"nvidia.com/enable-grove": False})),
+                                    lambda: run_manifest(b.dgd(annotations={"nvidia.com/enable-grove": "false"}))),
+    "component-duplicate": (lambda: run_manifest(b.dgd(components=[b.component("decode"), b.component("Decode")])),
+                            lambda: run_manifest(b.dgd(components=[b.component("decode"), b.component("decode2")]))),
+    "image-invalid": (lambda: run_manifest(_with_container(image="runtime 1.0.0")),
+                      lambda: run_manifest(_with_container(image="runtime:1.0.0"))),
 }
 
 

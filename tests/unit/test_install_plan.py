@@ -360,7 +360,7 @@ def test_bad_input_is_one_line_exit_2(args, message):
 def test_unreadable_inputs_exit_2(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [\n")
-    for args, message in ((["--values", str(tmp_path / "none.yaml")], "No such file"),
+    for args, message in ((["--values", str(tmp_path / "none.yaml")], "no such file"),
                           (["--values", str(bad)], "invalid YAML"),
                           (["--chart-source", str(tmp_path / "nope")], "not a directory"),
                           (["--helm", str(tmp_path / "helm")], "helm not found at")):
