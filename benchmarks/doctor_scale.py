@@ -503,7 +503,11 @@ class Context:
 def run(args, tmp, sb):
     (tmp / "audit-policy.yaml").write_text(AUDIT_POLICY)
     audit = Audit(tmp / "audit.log")
+    # kwok renews one Lease per node every few seconds: 5,000 nodes are ~500 writes/s, more than a
+    # busy 2-core machine serves, so leases lapse, the node lifecycle controller marks nodes Unknown
+    # and evicts their pods. A one-hour lease and a two-hour grace period keep every node Ready.
     env = {**os.environ, "SANDBOX_GPU_NODES": str(min(args.nodes, SANDBOX_NODES)),
+           "SANDBOX_NODE_LEASE_SECONDS": "3600", "SANDBOX_KCM_ARGS": "--node-monitor-grace-period=2h",
            "SANDBOX_APISERVER_ARGS": f"--audit-policy-file={tmp / 'audit-policy.yaml'} --audit-log-path={audit.path} "
                                      "--audit-log-maxsize=0 --audit-log-mode=blocking --audit-log-format=json"}
     t = time.perf_counter()
