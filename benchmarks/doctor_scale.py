@@ -452,6 +452,8 @@ def parse_args(argv=None):
     ap.add_argument("--parallel", type=int, default=PARALLEL, help="connections POSTing the bulk objects")
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--plot", type=Path, metavar="PNG", help="plot wall time and peak RSS against pods (matplotlib)")
+    ap.add_argument("--with-steps", type=Path, action="append", default=[], metavar="JSON",
+                    help="also plot the steps of an earlier run (its results .json)")
     args = ap.parse_args(argv)
     args.steps = [int(x) for x in args.steps.split(",")]
     if any(n % args.pods_per_dgd for n in args.steps) or args.steps != sorted(set(args.steps)):
@@ -476,7 +478,10 @@ def main():
         args.namespaces, args.pods_per_dgd, args.nodes = state["namespaces"], state["pods_per_dgd"], state["nodes"]
         ctx = Context(args, Audit(Path(state["audit"])), Path(state["admin"]), Path(state["bench"]), args.reuse)
         ctx.timings = [tuple(t) for t in state["timings"]]
-        ctx.steps.append(measure_step(ctx, state["dgds"], state["pods"]))
+        # counted, not taken from the state: the cluster may have grown since (an interrupted build)
+        pods = count_lines(ctx.admin, "get", "pods", "-A", "-l", DGD_LABEL, "--no-headers", "-o", "name")
+        dgds = count_lines(ctx.admin, "get", "dynamographdeployments.nvidia.com", "-A", "--no-headers", "-o", "name")
+        ctx.steps.append(measure_step(ctx, dgds, pods))
         finish(ctx)
         return
     tmp = args.keep or Path(tempfile.mkdtemp(prefix="doctor-scale-"))
@@ -636,7 +641,8 @@ def finish(ctx):
                "single": {lb: _plain(x) for lb, x in st["single"].items()}} for st in ctx.steps]
     args.out.with_suffix(".json").write_text(json.dumps({"steps": data, "timings": ctx.timings}, indent=1) + "\n")
     if args.plot:
-        plot(ctx.steps, args.plot)
+        earlier = [st for f in args.with_steps for st in json.loads(f.read_text())["steps"]]
+        plot(data + earlier, args.plot)
     print(text)
 
 
@@ -645,19 +651,22 @@ def _plain(st):
 
 
 def plot(steps, path):
-    """Wall time and peak RSS against pods, doctor (each build) and the floor."""
+    """Wall time and peak RSS against pods, doctor (each build) and the floor; a build appears at
+    the steps that measured it (steps may come from several runs: --with-steps)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    pods = [st["pods"] for st in steps]
+    steps = sorted(steps, key=lambda st: st["pods"])
     fig, (wall, rss) = plt.subplots(1, 2, figsize=(10, 4))
-    series = [(f"doctor -A ({lb})", [st["doctor"][lb] for st in steps]) for lb in steps[0]["doctor"]]
-    series.append(("floor (same requests, json.loads)", [st["floor"] for st in steps]))
-    for label, values in series:
-        wall.plot(pods, [v["median"] for v in values], marker="o", label=label)
-        rss.plot(pods, [v["rss"] for v in values], marker="o", label=label)
+    labels = sorted({lb for st in steps for lb in st["doctor"]})
+    series = [(f"doctor -A ({lb})", [(st["pods"], st["doctor"][lb]) for st in steps if lb in st["doctor"]])
+              for lb in labels]
+    series.append(("floor (same requests, json.loads)", [(st["pods"], st["floor"]) for st in steps]))
+    for label, points in series:
+        wall.plot([x for x, _ in points], [v["median"] for _, v in points], marker="o", label=label)
+        rss.plot([x for x, _ in points], [v["rss"] for _, v in points], marker="o", label=label)
     wall.set(xlabel="pods", ylabel="wall time, median (s)", title="time")
     rss.set(xlabel="pods", ylabel="peak RSS (MB)", title="memory")
     rss.axhline(300, color="grey", linestyle="--", linewidth=1, label="goal 300 MB")
