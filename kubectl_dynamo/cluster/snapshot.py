@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from ..detection import Facts
 from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
@@ -96,7 +96,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
     if spec.get("schedulingGates"):
         sp["schedulingGates"] = [_pick(g, ("name",), s) for g in spec["schedulingGates"]]
-    shm = set()
+    shm: Set[str] = set()
     for key in ("containers", "initContainers"):
         out = []
         for c in spec.get(key) or []:
