@@ -496,7 +496,7 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     # snapshot, alive until the end, is then frozen out of later collections.
     gc.disable()
     try:
-        snap = take(cluster, namespace, dgd_name=name)
+        snap = take(cluster, namespace, dgd_name=name, compact=True)
     finally:
         gc.enable()
     gc.freeze()

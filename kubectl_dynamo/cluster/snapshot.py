@@ -162,10 +162,14 @@ def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str,
     return None
 
 
-def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None) -> Snapshot:
-    snap = Snapshot(facts=gather(cluster, nodes=False), namespace=namespace, taken_at=_taken_at(cluster))
-    snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
-                                                          for n in cluster.iter_list(path_for("", "v1", "nodes"))])
+def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None,
+         compact: bool = False) -> Snapshot:
+    """``compact``: pods and nodes as compact records (doctor: only its checks read them); else whole
+    (``get``, whose table and watch read more of a pod)."""
+    snap = Snapshot(facts=gather(cluster, nodes=not compact), namespace=namespace, taken_at=_taken_at(cluster))
+    if compact:
+        snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
+                                                              for n in cluster.iter_list(path_for("", "v1", "nodes"))])
     for what, why in snap.facts.unknown.items():
         snap.skipped.append({"check": what, "reason": why})
     groups = snap.facts.groups or {}
@@ -179,7 +183,8 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         snap.requests = cluster.requests
         return snap
     selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
-    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector, slim=compact_pod) or []
+    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
+                      slim=compact_pod if compact else None) or []
     snap.configmaps = _list(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
     snap.componentdeployments = _list(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
                                       "dynamocomponentdeployments", label_selector=selector)
