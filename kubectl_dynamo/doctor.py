@@ -476,6 +476,7 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
 
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
     import functools
+    import gc
 
     from .checks.finding import at_least
     from .cluster.snapshot import read_secret_keys, take
@@ -490,7 +491,15 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
         unknown = sorted(set(only) - catalogue.codes())
         if unknown:
             raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
-    snap = take(cluster, namespace, dgd_name=name)
+    # Reading makes millions of small dicts and lists that hold no reference cycles: the cyclic
+    # collector would only walk the growing snapshot again and again. Paused while reading; the
+    # snapshot, alive until the end, is then frozen out of later collections.
+    gc.disable()
+    try:
+        snap = take(cluster, namespace, dgd_name=name, compact=True)
+    finally:
+        gc.enable()
+    gc.freeze()
     if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
         raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
     views = build_views(snap)

@@ -2,7 +2,8 @@
 
 Core functions take an ``Environment`` instead of reading ``sys`` and ``os.environ`` themselves
 (httpie's ``context.Environment``), so tests can hand them a terminal, a closed stdin or a fixed
-clock. ``Environment.from_process()`` is the real one; ``main()`` builds it once per run.
+clock. ``Environment.from_process()`` is the real one; ``cli.options.current_env()`` builds it once
+per command run (not for ``--help``).
 """
 
 from __future__ import annotations

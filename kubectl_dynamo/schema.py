@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import sys
-from importlib import resources
 from typing import Iterator, List, Optional
 
 GROUP = "nvidia.com"
@@ -31,14 +31,19 @@ ROLES_DESCRIPTION = (
 )
 
 
-def _data(name: str):
-    return resources.files("kubectl_dynamo") / "data" / name
+# A plain path, not importlib.resources (whose import cost explain -f ~8 %): the package is always
+# files on disk, also in the PyInstaller bundle (scripts/release collects data/ next to the modules).
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def _data(name: str) -> str:
+    return os.path.join(DATA_DIR, name)
 
 
 @functools.cache
 def openapi(version: str) -> dict:
     """The ``openAPIV3Schema`` of a served version, with descriptions (for field docs)."""
-    with _data(SCHEMA_FILE).open("r", encoding="utf-8") as f:
+    with open(_data(SCHEMA_FILE), encoding="utf-8") as f:
         return json.load(f)["versions"][version]
 
 
@@ -46,7 +51,7 @@ def generate() -> dict:
     """Build the JSON data file from the bundled CRD."""
     import yaml
 
-    with _data(CRD_FILE).open("r", encoding="utf-8") as f:
+    with open(_data(CRD_FILE), encoding="utf-8") as f:
         crd = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     out = {"source": CRD_FILE, "group": crd["spec"]["group"], "kind": crd["spec"]["names"]["kind"],
            "shortNames": crd["spec"]["names"].get("shortNames", []), "versions": {}}
@@ -111,7 +116,7 @@ def generate_validation(generated: dict) -> dict:
 
 @functools.cache
 def validation_schema(version: str) -> dict:
-    with _data(VALIDATION_FILE).open("r", encoding="utf-8") as f:
+    with open(_data(VALIDATION_FILE), encoding="utf-8") as f:
         return json.load(f)[version]
 
 
@@ -268,7 +273,7 @@ def type_name(node: dict) -> str:
 if __name__ == "__main__":  # regenerate the data files from the bundled CRD
     generated = generate()
     for name, data in ((SCHEMA_FILE, generated), (VALIDATION_FILE, generate_validation(generated))):
-        target = resources.files("kubectl_dynamo") / "data" / name
-        with open(str(target), "w", encoding="utf-8") as f:
+        target = _data(name)
+        with open(target, "w", encoding="utf-8") as f:
             json.dump(data, f, separators=(",", ":"), sort_keys=True)
         print(f"wrote {target}", file=sys.stderr)

@@ -155,7 +155,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     The other kinds checks read (events, services, ...) are those of the first read. Ends after
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from .cluster.client import path_for
-    from .cluster.snapshot import slim_pod, take
+    from .cluster.snapshot import take
     from .cluster.streams import Readers, list_with_version, open_watch, watch_event
     from .tables_debug import get_rows, line, widths
 
@@ -169,7 +169,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL
     dgds, dgd_version = list_with_version(cluster, dgd_path, field_selector=dgd_fields)
     pods, pod_version = list_with_version(cluster, pod_path, label_selector=pod_labels)
-    state = {"dgd": {_uid(d): d for d in dgds}, "pod": {_uid(p): slim_pod(p) for p in pods}}
+    state = {"dgd": {_uid(d): d for d in dgds}, "pod": {_uid(p): p for p in pods}}
     versions = {"dgd": dgd_version, "pod": pod_version}
     watches = {"dgd": (dgd_path, None, dgd_fields), "pod": (pod_path, pod_labels, None)}
     readers = Readers()
@@ -214,7 +214,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
                     path, labels, fields = watches[kind]
                     fresh, versions[kind] = list_with_version(cluster, path, label_selector=labels,
                                                               field_selector=fields)
-                    state[kind] = {_uid(o): (slim_pod(o) if kind == "pod" else o) for o in fresh}
+                    state[kind] = {_uid(o): o for o in fresh}
                     readers.stop(kind)
                     start(kind)
                     break
@@ -225,7 +225,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
                 if event.get("type") == "DELETED":
                     state[kind].pop(_uid(obj), None)
                 else:
-                    state[kind][_uid(obj)] = slim_pod(obj) if kind == "pod" else obj
+                    state[kind][_uid(obj)] = obj
             current = rows()
             for key, row in current.items():
                 if shown.get(key) != row:  # kubectl -w prints changed rows alone, under the first header

@@ -6,10 +6,8 @@ Environment. Kept together so the look of every command is in one file.
 
 from __future__ import annotations
 
-import shlex
 import textwrap
 
-from .checks.finding import at_least
 from .output import grid, paint, yes_no
 
 # -- detect ------------------------------------------------------------------------------------------
@@ -64,6 +62,8 @@ def format_detect(r: dict, wide: bool, color: bool) -> str:
 # -- doctor ------------------------------------------------------------------------------------------
 
 def format_doctor(r: dict, wide: bool, color: bool, *, min_severity: str = "error") -> str:
+    from .checks.finding import at_least  # the catalogue: not for `version --client`
+
     out = []
     rows = []
     for d in r["deployments"]:
@@ -186,6 +186,8 @@ def _format_role(role: dict, wide: bool) -> list:
 
 
 def _cmdline(container: dict) -> str:
+    import shlex
+
     parts = list(container.get("command") or []) + list(container.get("args") or [])
     return " ".join(shlex.quote(p) for p in parts) if parts else "(image default)"
 

@@ -159,7 +159,7 @@ def gang_partial(view):
 @check("scheduling-gated", scope="dgd")
 def scheduling_gated(view):
     """Pods stay SchedulingGated (Grove removes its gate once the PodGang exists)."""
-    gangs = {(g["metadata"].get("namespace"), g["metadata"]["name"]) for g in view.snapshot.podgangs or []}
+    gangs = None  # built at the first gated pod: per DGD it would cost every PodGang of the cluster
     for c in view.components:
         for g in c.groups.values():
             for p in g.pods:
@@ -168,6 +168,9 @@ def scheduling_gated(view):
                 labels = (p.raw.get("metadata") or {}).get("labels") or {}
                 gang = labels.get("grove.io/podgang")
                 state = ""
+                if gang and gangs is None:
+                    gangs = {(pg["metadata"].get("namespace"), pg["metadata"]["name"])
+                             for pg in view.snapshot.podgangs or []}
                 if gang:
                     state = " (its PodGang exists)" if (p.namespace, gang) in gangs else \
                         f" (PodGang {gang} does not exist)"

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import click
 
-from ..cluster.client import Target
 from ..environment import Environment
 from ..output import FORMATS, render
 from ..result import Result
+
+if TYPE_CHECKING:
+    from ..cluster.client import Target
 
 DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KIND argument of generate/upgrade
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
@@ -23,24 +25,33 @@ DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 @dataclass
 class Options:
-    target: Target
+    connection: Tuple[Optional[str], ...]  # --kubeconfig, --context, -n, --request-timeout
     all_namespaces: bool
     output: str
     verbose: bool
     env: Environment
+
+    @functools.cached_property
+    def target(self) -> Target:
+        """Built on first use: the client module is not imported by commands that never connect."""
+        from ..cluster.client import Target
+
+        return Target(*self.connection)
 
     def cluster(self) -> Any:
         return self.env.cluster_factory(self.target)
 
 
 def current_env() -> Environment:
-    """The Environment ``main()`` put on the context, or the process's (Click's test runner)."""
+    """The Environment on the context (a caller's ``obj``), else the process's, built once per command."""
     ctx = click.get_current_context(silent=True)
     env = ctx.find_object(Environment) if ctx else None
     return env or Environment.from_process()
 
 
 def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value == param.default:  # known good: commands that never connect need not import the client
+        return value
     from ..cluster.client import parse_duration
 
     parse_duration(value)  # a bad duration is a usage error even when the command never connects
@@ -56,8 +67,8 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
         @functools.wraps(fn)
         def wrapper(*args, kubeconfig, context, namespace, request_timeout, verbose, output=default_format,
                     all_namespaces_flag=False, **kwargs):
-            opts = Options(Target(kubeconfig, context, namespace, request_timeout),
-                           all_namespaces_flag, output, verbose, current_env())
+            opts = Options((kubeconfig, context, namespace, request_timeout), all_namespaces_flag, output, verbose,
+                           current_env())
             return fn(*args, opts=opts, **kwargs)
 
         options = [

@@ -1,7 +1,9 @@
 """Everything ``doctor`` reads, in one LIST per resource kind (never one call per DGD).
 
-Lists are raw JSON (model objects are slow on 10,000 pods), without ``managedFields`` and, for
-pods, without the container fields no check reads (``slim_pod``; see benchmarks/doctor_scale.py).
+Lists are raw JSON (model objects are slow on 10,000 pods), without ``managedFields``. Pods and
+nodes are kept as *compact records* (``compact_pod``, ``compact_node``): the same shape, only the
+fields the checks read, repeated strings shared; each page is reduced as it arrives and dropped, so
+memory grows by ~2 KB per pod instead of ~15 (benchmarks/doctor_scale.py, 50,000 pods).
 Scope is one namespace or all. A forbidden list becomes a ``skipped`` entry with its reason; the
 run goes on without that kind (its field stays None: the checks that need it say nothing).
 
@@ -17,17 +19,25 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from ..detection import Facts
 from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
 from ..operator.api import LABEL_DGD as DGD_LABEL
 from .client import Cluster, path_for
-from .facts import gather
+from .facts import _try, gather
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"  # on the StatefulSets LWS creates (lws@v0.9.0)
 KAI_PODGROUP_VERSION = "v2alpha2"  # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (queues are v2)
 UNKNOWN = "unknown"
+
+
+class Strings(Dict[str, str]):
+    """One copy of each repeated string of a snapshot (label keys and values, node names, images,
+    condition words): thousands of pods repeat the same few hundred."""
+
+    def __call__(self, value):
+        return self.setdefault(value, value) if value.__class__ is str else value
 
 
 @dataclass
@@ -53,21 +63,86 @@ class Snapshot:
     skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
     requests: int = 0
     taken_at: Optional[str] = None  # RFC 3339: when the state was read (a recording's createdAt)
+    strings: Strings = field(default_factory=Strings, repr=False)  # shared by the compact records
 
 
-# Container fields no check reads and that are most of a rendered pod's objects (env alone is
-# ~20 small dicts per container): dropped as each page arrives, so 10,000 pods stay well under
-# 300 MB. A check that needs one of them must remove it from here.
-UNREAD_CONTAINER_FIELDS = ("env", "envFrom", "command", "args", "ports", "resources")
+# What doctor reads of a pod (doctor.PodInfo and checks/): everything else is dropped. A check that
+# reads another pod field must add it here; tests/unit/test_compact_records.py runs every check on
+# whole and on compact pods (recorded real states and the catalogue cases) and wants the same findings.
+POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "pod-group-name")  # doctor.PodInfo.pod_group
+POD_CONDITIONS = ("Ready", "PodScheduled")
+PROBES = ("livenessProbe", "readinessProbe", "startupProbe")  # checks/dgd.py worker-probes
+SHM = "/dev/shm"  # the only mount a check reads (checks/dgd.py shm-size), with its volume
 
 
-def slim_pod(pod: dict) -> dict:
+def _pick(src: dict, keys, s: Strings) -> dict:
+    return {k: s(src[k]) for k in keys if k in src}
+
+
+def compact_pod(pod: dict, s: Strings) -> dict:
+    meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    m = {"name": meta.get("name"), "namespace": s(meta.get("namespace")),
+         "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}}
+    for key in ("creationTimestamp", "deletionTimestamp"):
+        if meta.get(key):
+            m[key] = meta[key]
+    groups = {k: s(v) for k, v in (meta.get("annotations") or {}).items() if k in POD_GROUP_ANNOTATIONS}
+    if groups:
+        m["annotations"] = groups
+    if meta.get("ownerReferences"):
+        m["ownerReferences"] = [_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]]
+    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
+    if spec.get("schedulingGates"):
+        sp["schedulingGates"] = [_pick(g, ("name",), s) for g in spec["schedulingGates"]]
+    shm: Set[str] = set()
     for key in ("containers", "initContainers"):
+        out = []
         for c in spec.get(key) or []:
-            for field_name in UNREAD_CONTAINER_FIELDS:
-                c.pop(field_name, None)
-    return pod
+            kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
+            kept.update((k, c[k]) for k in PROBES if c.get(k))
+            mounts = [{"name": s(v.get("name")), "mountPath": SHM} for v in c.get("volumeMounts") or []
+                      if v.get("mountPath") == SHM]
+            if mounts:
+                kept["volumeMounts"] = mounts
+                shm.update(v["name"] for v in mounts)
+            out.append(kept)
+        if out:
+            sp[key] = out
+    if shm:
+        sp["volumes"] = [v for v in spec.get("volumes") or [] if v.get("name") in shm]
+    st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
+    conditions = [_pick(c, ("type", "status", "reason", "message"), s) for c in status.get("conditions") or []
+                  if c.get("type") in POD_CONDITIONS]
+    if conditions:
+        st["conditions"] = conditions
+    for key in ("containerStatuses", "initContainerStatuses"):
+        out = []
+        for c in status.get(key) or []:
+            kept = {"name": s(c.get("name")), "ready": c.get("ready"), "restartCount": c.get("restartCount", 0)}
+            waiting = (c.get("state") or {}).get("waiting")
+            if waiting is not None:
+                kept["state"] = {"waiting": _pick(waiting, ("reason", "message"), s)}
+            out.append(kept)
+        if out:
+            st[key] = out
+    return {"metadata": m, "spec": sp, "status": st}
+
+
+def compact_node(node: dict, s: Strings) -> dict:
+    """What detection (GPU count) and the scheduling checks (Ready, cordoned) read of a node; a real
+    node's image list alone is tens of kilobytes."""
+    meta = node.get("metadata") or {}
+    spec = node.get("spec") or {}
+    status = node.get("status") or {}
+    out = {"metadata": {"name": s(meta.get("name")), "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}},
+           "spec": {k: spec[k] for k in ("unschedulable", "taints") if k in spec},
+           "status": {k: {s(r): s(q) for r, q in status[k].items()} for k in ("allocatable", "capacity")
+                      if isinstance(status.get(k), dict)}}
+    out["status"]["conditions"] = [_pick(c, ("type", "status", "reason", "message"), s)
+                                   for c in status.get("conditions") or [] if c.get("type") == "Ready"]
+    return out
 
 
 def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
@@ -75,7 +150,7 @@ def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str,
     try:
         items = cluster.iter_list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
                                   field_selector=field_selector)
-        return [slim(x) for x in items] if slim else list(items)
+        return [slim(x, snap.strings) for x in items] if slim else list(items)
     except (ClusterUnreachable, Unauthorized):
         raise
     except Forbidden as e:
@@ -87,8 +162,14 @@ def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str,
     return None
 
 
-def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None) -> Snapshot:
-    snap = Snapshot(facts=gather(cluster), namespace=namespace, taken_at=_taken_at(cluster))
+def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None,
+         compact: bool = False) -> Snapshot:
+    """``compact``: pods and nodes as compact records (doctor: only its checks read them); else whole
+    (``get``, whose table and watch read more of a pod)."""
+    snap = Snapshot(facts=gather(cluster, nodes=not compact), namespace=namespace, taken_at=_taken_at(cluster))
+    if compact:
+        snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
+                                                              for n in cluster.iter_list(path_for("", "v1", "nodes"))])
     for what, why in snap.facts.unknown.items():
         snap.skipped.append({"check": what, "reason": why})
     groups = snap.facts.groups or {}
@@ -102,7 +183,8 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         snap.requests = cluster.requests
         return snap
     selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
-    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector, slim=slim_pod) or []
+    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
+                      slim=compact_pod if compact else None) or []
     snap.configmaps = _list(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
     snap.componentdeployments = _list(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
                                       "dynamocomponentdeployments", label_selector=selector)

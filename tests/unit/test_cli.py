@@ -59,8 +59,8 @@ def test_offline_commands_never_import_kubernetes(args):
 
 def test_every_command_module_imports_without_kubernetes():
     code = ("import sys, importlib\n"
-            "from kubectl_dynamo.cli import COMMAND_MODULES\n"
-            "for m in set(COMMAND_MODULES.values()): importlib.import_module('kubectl_dynamo.cli.' + m)\n"
+            "from kubectl_dynamo.cli import COMMANDS\n"
+            "for m, _ in COMMANDS.values(): importlib.import_module('kubectl_dynamo.cli.' + m)\n"
             "print('KUBERNETES_LOADED' if any(m == 'kubernetes' or m.startswith('kubernetes.') "
             "for m in sys.modules) else 'CLEAN')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
@@ -73,6 +73,30 @@ def test_only_the_invoked_command_is_imported():
             "print(sorted(m for m in sys.modules if m.startswith('kubectl_dynamo.cli.')))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
     assert proc.stdout.strip().splitlines()[-1] == "['kubectl_dynamo.cli.options', 'kubectl_dynamo.cli.version']"
+
+
+def test_group_help_imports_no_command_module():
+    code = ("import sys\nfrom kubectl_dynamo.cli import main\n"
+            "main(['--help'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('kubectl_dynamo.cli.')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO))
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
+    assert "doctor      Diagnose the cluster and every multinode" in proc.stdout
+
+
+@pytest.mark.parametrize("limit", [30, 45, 70, 200])
+def test_group_help_summaries_are_the_commands_docstrings(limit):
+    """--help lists COMMANDS' summaries; each must say what the command's own help says."""
+    import click
+
+    from kubectl_dynamo.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name, (_, summary) in COMMANDS.items():
+        command = cli.get_command(ctx, name)
+        assert command.hidden == (summary is None), name
+        if summary is not None:
+            assert click.Command(name, help=summary).get_short_help_str(limit) == command.get_short_help_str(limit)
 
 
 def test_version_client_json():
@@ -128,7 +152,7 @@ def test_completion_install_writes_an_executable_shim(tmp_path):
 
 
 def test_main_returns_exit_code_for_internal_errors(monkeypatch, capsys):
-    from kubectl_dynamo import detection as version_module
+    from kubectl_dynamo import version as version_module
 
     def boom(*a, **k):
         raise RuntimeError("kaput")

@@ -1,30 +1,15 @@
-"""doctor's pure parts: pod classification, slimming, root causes and their table, on hand-made
+"""doctor's pure parts: pod classification, root causes and their table, on hand-made
 snapshots (pods from tests/unit/builders.py, written from the upstream controllers' source)."""
 
-import copy
 
 import yaml
 
 from kubectl_dynamo import doctor
 from kubectl_dynamo.checks.registry import run
-from kubectl_dynamo.cluster.snapshot import UNREAD_CONTAINER_FIELDS, slim_pod
 from kubectl_dynamo.detection import Facts
 from kubectl_dynamo.tables import format_doctor
-from tests.integration import scenarios as s
 from tests.integration import world
 from tests.unit import builders as b
-
-
-def test_slim_pod_keeps_what_checks_read():
-    pod = s.pods(s.dgd("llm", "ns", "vllm"))[1]
-    before = copy.deepcopy(pod)
-    slim = slim_pod(pod)
-    main = slim["spec"]["containers"][0]
-    assert not set(UNREAD_CONTAINER_FIELDS) & set(main)
-    for kept in ("image", "volumeMounts", "name"):
-        assert main.get(kept) == before["spec"]["containers"][0].get(kept)
-    assert slim["spec"]["volumes"] == before["spec"]["volumes"]
-    assert slim["metadata"] == before["metadata"]
 
 
 def test_classify_grove_and_lws_ranks():

@@ -62,3 +62,33 @@ def test_name_through_the_command_line():
     proc = run_cli("explain", "dgd", "-f", str(path), "-o", "name")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["dynamographdeployment.nvidia.com/vllm-disagg"]
+
+
+def _tabulate_plain(rows, headers):
+    """The reference: what grid() replaced (tabulate "plain", no number parsing, lines right-stripped)."""
+    from tabulate import tabulate
+
+    text = tabulate([[("-" if c is None else c) for c in r] for r in rows], headers=[h.upper() for h in headers],
+                    tablefmt="plain", disable_numparse=True)
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def test_grid_lays_out_tables_as_tabulate_plain():
+    import random
+
+    from kubectl_dynamo.output import grid, paint
+
+    rng = random.Random(14)
+    cells = ["a", "error", "crash-loop", "", " padded ", "x" * 30, None, 0, 12, 3.5, True, "two\nlines",
+             "α×…", "-", "line1\nline2\nline3", "team-00/vllm-000"]
+    for _ in range(2000):
+        ncol = rng.randint(1, 5)
+        headers = [rng.choice(["severity", "code", "a", "dgd", "message", "hint"]) for _ in range(ncol)]
+        rows = []
+        for _ in range(rng.randint(0, 5)):
+            row = [rng.choice(cells) for _ in range(ncol)]
+            row = [paint(c, rng.choice(["error", "ok"]), True) if isinstance(c, str) and c.strip() and rng.random() < 0.3
+                   else c for c in row]
+            row[0] = row[0] if str(row[0]).strip() else "z"  # the first column is never empty (a name)
+            rows.append(row)
+        assert grid(rows, headers) == _tabulate_plain(rows, headers), (rows, headers)

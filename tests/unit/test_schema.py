@@ -7,9 +7,9 @@ def test_bundled_json_matches_the_crd():
     """data/dgd-schema.json and dgd-validation.json are generated from the bundled CRD:
     regenerate with `python -m kubectl_dynamo.schema` after changing either."""
     generated = json.loads(json.dumps(schema.generate()))
-    with (schema._data(schema.SCHEMA_FILE)).open() as f:
+    with open(schema._data(schema.SCHEMA_FILE)) as f:
         assert json.load(f) == generated
-    with (schema._data(schema.VALIDATION_FILE)).open() as f:
+    with open(schema._data(schema.VALIDATION_FILE)) as f:
         assert json.load(f) == json.loads(json.dumps(schema.generate_validation(generated)))
 
 

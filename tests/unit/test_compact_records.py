@@ -1,0 +1,81 @@
+"""Compact pod and node records (cluster/snapshot.py) lose nothing a check reads: doctor gives the
+same result on whole and on compact objects, for every recorded real state (tests/data/recorded,
+objects the real controllers wrote) and every catalogue case of doctor's scopes (hand-made
+near-misses, tests/unit/test_catalogue_cases.py)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import sys
+
+import pytest
+
+from kubectl_dynamo import doctor
+from kubectl_dynamo.cluster.recorded import RecordedCluster
+from kubectl_dynamo.cluster.snapshot import Strings, compact_node, compact_pod, read_secret_keys, take
+from tests.unit import test_catalogue_cases as cases
+from tests.unit import test_recorded_states as recorded
+
+
+def _doctor(state: str, compact: bool) -> dict:
+    """doctor -A on a recorded state, as run_doctor reads it (``compact=True``) or with whole objects."""
+    cluster = RecordedCluster(str(recorded.RECORDED / state))
+    snap = take(cluster, None, compact=compact)
+    views = doctor.build_views(snap)
+    for ns, secret in sorted(doctor.needed_secrets(views)):
+        read_secret_keys(cluster, snap, ns, secret)
+    return doctor.diagnose(snap, views)
+
+
+@pytest.mark.parametrize("state", recorded.STATES)
+def test_recorded_states_give_the_same_result_on_compact_records(state):
+    assert _doctor(state, compact=True) == _doctor(state, compact=False)
+
+
+def _compacted(snap):
+    snap = copy.copy(snap)
+    strings = Strings()
+    snap.pods = [compact_pod(p, strings) for p in snap.pods]
+    if snap.facts.nodes is not None:
+        snap.facts = dataclasses.replace(snap.facts, nodes=[compact_node(n, strings) for n in snap.facts.nodes])
+    return snap
+
+
+DOCTOR_CASES = [p for kind in ("fires", "silent") for p in cases._params(kind) if p.values[1] in ("dgd", "exec")]
+
+
+@pytest.mark.parametrize("code, scope, case", DOCTOR_CASES)
+def test_catalogue_cases_give_the_same_findings_on_compact_records(code, scope, case, monkeypatch):
+    whole = case()
+    run_dgd, run_exec = cases.run_dgd, cases.run_exec
+    monkeypatch.setattr(cases, "run_dgd", lambda snap: run_dgd(_compacted(snap)))
+    monkeypatch.setattr(cases, "run_exec", lambda snap, answers: run_exec(_compacted(snap), answers))
+    assert case().findings == whole.findings
+
+
+def test_a_compact_pod_is_a_fraction_of_the_whole():
+    """The reason for compact records: a rendered, kwok-run pod of the benchmark (one of each backend)."""
+    from tests.integration import scenarios as s
+
+    pod = s.pods(s.dgd("llm", "ns", "vllm"))[1]
+    pod["status"] = {"phase": "Running", "conditions": [
+        {"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": "2026-12-01T09:00:00Z"}
+        for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
+        "containerStatuses": [{"name": "main", "ready": True, "restartCount": 0, "image": "x", "imageID": "",
+                               "containerID": "kwok://1", "started": True,
+                               "state": {"running": {"startedAt": "2026-12-01T09:00:00Z"}}}]}
+    small = compact_pod(copy.deepcopy(pod), Strings())
+    assert len(json.dumps(small)) < len(json.dumps(pod)) / 3
+    assert small["spec"]["containers"][0]["image"] == pod["spec"]["containers"][0]["image"]
+    assert small["metadata"]["labels"] == pod["metadata"]["labels"]
+    assert [c["type"] for c in small["status"]["conditions"]] == ["Ready", "PodScheduled"]
+
+
+def test_strings_are_shared():
+    strings = Strings()
+    a = compact_node({"metadata": {"name": "n", "labels": {"k": "".join(["v", "1"])}}}, strings)
+    b = compact_node({"metadata": {"name": "m", "labels": {"k": "".join(["v", "1"])}}}, strings)
+    assert a["metadata"]["labels"]["k"] is b["metadata"]["labels"]["k"]
+    assert sys.getrefcount(a["metadata"]["labels"]["k"]) > 2
