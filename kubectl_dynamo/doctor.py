@@ -470,41 +470,63 @@ def summarize(view: DgdView) -> dict:
 
 
 # -- the command -------------------------------------------------------------------------------
+def scope_namespace(cluster, all_namespaces: bool, name: Optional[str]) -> Optional[str]:
+    """The namespace a command reads (None = all); a DGD name needs one."""
+    from .errors import UsageError
+
+    namespace = None if all_namespaces else cluster.namespace
+    if name and namespace is None:
+        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
+    return namespace
+
+
+def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *, compact: bool = False):
+    """(snapshot, views) of a scope: one LIST per kind, the DGDs tied to their pods, groups and
+    ranks, and the key names of the MPI secrets they need. ``compact`` keeps only what the checks
+    read (doctor); NotFound when the named DGD does not exist."""
+    from .cluster.snapshot import read_secret_keys, take
+    from .errors import NotFound
+
+    if compact:
+        import gc
+
+        # Reading makes millions of small dicts and lists that hold no reference cycles: the cyclic
+        # collector would only walk the growing snapshot again and again. Paused while reading; the
+        # snapshot, alive until the end, is then frozen out of later collections.
+        gc.disable()
+        try:
+            snap = take(cluster, namespace, dgd_name=name, compact=True)
+        finally:
+            gc.enable()
+        gc.freeze()
+    else:
+        snap = take(cluster, namespace, dgd_name=name)
+    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
+        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
+    views = build_views(snap)
+    for ns, secret in sorted(needed_secrets(views)):
+        read_secret_keys(cluster, snap, ns, secret)
+    return snap, views
+
+
 def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
                exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error"):
     """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
 
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
     import functools
-    import gc
 
     from .checks.finding import at_least
-    from .cluster.snapshot import read_secret_keys, take
-    from .errors import ExitCode, NotFound, UsageError
+    from .errors import ExitCode, UsageError
     from .result import Result
     from .tables import format_doctor
 
-    namespace = None if all_namespaces else cluster.namespace
-    if name and namespace is None:
-        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
+    namespace = scope_namespace(cluster, all_namespaces, name)
     if only:
         unknown = sorted(set(only) - catalogue.codes())
         if unknown:
             raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
-    # Reading makes millions of small dicts and lists that hold no reference cycles: the cyclic
-    # collector would only walk the growing snapshot again and again. Paused while reading; the
-    # snapshot, alive until the end, is then frozen out of later collections.
-    gc.disable()
-    try:
-        snap = take(cluster, namespace, dgd_name=name, compact=True)
-    finally:
-        gc.enable()
-    gc.freeze()
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
-        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
-    views = build_views(snap)
-    for ns, secret in sorted(needed_secrets(views)):
-        read_secret_keys(cluster, snap, ns, secret)
+    snap, views = read_views(cluster, namespace, name, compact=True)
     exec_results = None
     if exec_checks:
         from .cluster.execute import run_exec_checks

@@ -12,9 +12,8 @@ from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
 from .checks import registry
-from .doctor import DGD_LABEL, DgdView, build_views
+from .doctor import DGD_LABEL, DgdView, build_views, read_views, scope_namespace
 from .environment import Environment
-from .errors import NotFound, UsageError
 from .result import Result
 
 
@@ -129,19 +128,9 @@ def names(data: dict) -> List[str]:
 
 
 def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result:
-    from .cluster.snapshot import read_secret_keys, take
-    from .doctor import needed_secrets
     from .tables_debug import format_get
 
-    namespace = None if all_namespaces else cluster.namespace
-    if name and namespace is None:
-        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
-    snap = take(cluster, namespace, dgd_name=name)
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
-        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
-    views = build_views(snap)
-    for ns, secret in sorted(needed_secrets(views)):
-        read_secret_keys(cluster, snap, ns, secret)
+    snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
     data = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
     return Result(data, lambda d, wide, color: format_get(d, wide, color, detail=bool(name)), names=names(data))
@@ -159,9 +148,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     from .cluster.streams import Readers, list_with_version, open_watch, watch_event
     from .tables_debug import get_rows, line, widths
 
-    namespace = None if all_namespaces else cluster.namespace
-    if name and namespace is None:
-        raise UsageError("a DGD name needs a namespace: drop -A or use -n")
+    namespace = scope_namespace(cluster, all_namespaces, name)
     snap = take(cluster, namespace, dgd_name=name)
     dgd_path = path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace)
     pod_path = path_for("", "v1", "pods", namespace)
