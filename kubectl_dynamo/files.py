@@ -32,12 +32,13 @@ def _lstat(path: str):
         raise InputError(f"{path}: cannot write: {e.strerror}") from None
 
 
-def _kind(mode: int) -> str:
+def file_type(mode: int, otherwise: str) -> str:
+    """What a non-regular file is, for messages (``otherwise`` for a type not named here)."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return name
-    return "not a regular file"
+    return otherwise
 
 
 def resolve_target(path: str) -> str:
@@ -53,7 +54,8 @@ def resolve_target(path: str) -> str:
         if st is None:
             raise InputError(f"{path}: a symlink to {target}, which does not exist; remove the link or name a file")
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{path}: {_kind(st.st_mode)}, not a regular file; refusing to write it")
+        what = file_type(st.st_mode, "not a regular file")
+        raise InputError(f"{path}: {what}, not a regular file; refusing to write it")
     return target
 
 

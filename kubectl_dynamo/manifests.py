@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Any, List, Optional
 
 from .errors import InputError
+from .files import file_type
 
 DGD_KIND = "DynamoGraphDeployment"
 
@@ -116,7 +117,7 @@ def _read_regular(path: str, label: str, limit: int) -> bytes:
     except OSError as e:
         raise InputError(f"{label}: cannot read: {e.strerror or e}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{label}: not a regular file ({_file_type(st.st_mode)}); give a file or '-' for stdin")
+        raise InputError(f"{label}: not a regular file ({file_type(st.st_mode, 'not a file')}); give a file or '-' for stdin")
     try:
         # O_NONBLOCK: if the path was swapped for a FIFO since the stat, open does not wait for a writer.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -129,14 +130,6 @@ def _read_regular(path: str, label: str, limit: int) -> bytes:
             return f.read(limit + 1)
         except OSError as e:
             raise InputError(f"{label}: cannot read: {e.strerror or e}") from None
-
-
-def _file_type(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a file"
 
 
 def decode(data: bytes, label: str) -> str:

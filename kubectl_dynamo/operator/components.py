@@ -82,14 +82,19 @@ def _common_container(ctx: ComponentContext) -> dict:
     return {"name": MAIN_CONTAINER, "command": ["/bin/sh", "-c"], "env": env}
 
 
+def _system_probes(c: dict) -> None:
+    """Workers and the planner serve the same liveness/health endpoints on the system port."""
+    c["livenessProbe"] = _http_probe("/live", "system", periodSeconds=5, timeoutSeconds=4, failureThreshold=1)
+    c["readinessProbe"] = _http_probe("/health", "system", periodSeconds=10, timeoutSeconds=4, failureThreshold=3)
+    c["startupProbe"] = _http_probe("/live", "system", periodSeconds=10, timeoutSeconds=5, failureThreshold=720)
+
+
 def _worker(c: dict, ctx: ComponentContext) -> None:
     c["ports"] = [
         {"name": "system", "containerPort": SYSTEM_PORT, "protocol": "TCP"},
         {"name": "nixl", "containerPort": NIXL_PORT, "protocol": "TCP"},
     ]
-    c["livenessProbe"] = _http_probe("/live", "system", periodSeconds=5, timeoutSeconds=4, failureThreshold=1)
-    c["readinessProbe"] = _http_probe("/health", "system", periodSeconds=10, timeoutSeconds=4, failureThreshold=3)
-    c["startupProbe"] = _http_probe("/live", "system", periodSeconds=10, timeoutSeconds=5, failureThreshold=720)
+    _system_probes(c)
     c["env"] += [
         {"name": "DYN_SYSTEM_ENABLED", "value": "true"},
         {"name": "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "value": '["generate"]'},
@@ -124,9 +129,7 @@ def _planner(c: dict, ctx: ComponentContext) -> None:
         {"name": "metrics", "containerPort": PLANNER_METRICS_PORT, "protocol": "TCP"},
         {"name": "system", "containerPort": SYSTEM_PORT, "protocol": "TCP"},
     ]
-    c["livenessProbe"] = _http_probe("/live", "system", periodSeconds=5, timeoutSeconds=4, failureThreshold=1)
-    c["readinessProbe"] = _http_probe("/health", "system", periodSeconds=10, timeoutSeconds=4, failureThreshold=3)
-    c["startupProbe"] = _http_probe("/live", "system", periodSeconds=10, timeoutSeconds=5, failureThreshold=720)
+    _system_probes(c)
     c["env"] += [
         {"name": "PLANNER_PROMETHEUS_PORT", "value": str(PLANNER_METRICS_PORT)},
         {"name": "DYN_SYSTEM_PORT", "value": str(SYSTEM_PORT)},
