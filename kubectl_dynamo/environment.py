@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import IO, TYPE_CHECKING, Callable, Mapping, Optional
+from typing import IO, TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:  # the client imports `kubernetes`, which offline commands never load
     from .cluster.client import Cluster, Target
@@ -49,7 +49,6 @@ class Environment:
     monotonic: Callable[[], float] = time.monotonic
     now: Callable[[], datetime] = _utc_now
     cluster_factory: Callable[[Target], Cluster] = _real_cluster
-    helm_path: Optional[str] = None  # None: `helm` on PATH
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -64,10 +63,6 @@ class Environment:
     def colors(self) -> bool:
         """Colour on stdout: only on a terminal, never with NO_COLOR."""
         return self.stdout_isatty and not self.no_color
-
-    @property
-    def stderr_colors(self) -> bool:
-        return self.stderr_isatty and not self.no_color
 
     def out(self, text: str = "", nl: bool = True) -> None:
         self.stdout.write(text + ("\n" if nl else ""))

@@ -7,7 +7,7 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from . import schema
 from .checks import catalogue
@@ -197,16 +197,17 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
     in Kubernetes shape, ``-o name`` names them, the table lists them under the pods."""
     from .errors import ExitCode
     from .result import Result
-    from .tables import format_results
+    from .tables import format_changes, format_results
 
     payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
+    dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
     if changes:
         return Result(payload, lambda _data, wide, color: format_changes(result, wide), exit_code=exit_code,
-                      names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+                      names=dgds)
     if not objects:
         return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
-                      names=[f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]])
+                      names=dgds)
     from .output import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
@@ -220,7 +221,7 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
 
     return Result(payload, table, exit_code=exit_code,
                   names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],
-                  text="---\n".join(to_yaml(o) for o in objs), text_format="yaml")
+                  text="---\n".join(to_yaml(o) for o in objs))
 
 
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
@@ -247,36 +248,6 @@ def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, ob
                       objects=objects, changes=changes)
     one["findings"] += [finding("permission-denied", note).as_json() for note in context.notes]
     return _result({"items": [one], "skipped": []}, objects, changes)
-
-
-def format_changes(result: dict, wide: bool) -> str:
-    """``explain --diff``: per component and role, what the operator changed in the authored template.
-    Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
-    out = []
-    for r in result["items"]:
-        out.append(f"DynamoGraphDeployment {r['name']}: what the operator changes "
-                   f"(operator {r['operatorVersion']}, {r['orchestrator'] or r['provider']})")
-        for c in r["components"]:
-            for role in c["roles"]:
-                out.append(f"  {c['name']} / {role['name']} x{role['replicas']}:")
-                if not role["changes"]:
-                    out.append("    (nothing)")
-                kinds: Dict[str, List[dict]] = {}
-                for ch in role["changes"]:
-                    kinds.setdefault(ch["what"], []).append(ch)
-                for what, items in kinds.items():
-                    if wide or (len(items) == 1 and what in ("flags inserted", "launch replaced", "command changed",
-                                                              "command wrapped")):
-                        for ch in items:
-                            detail = ch["detail"] if wide or len(ch["detail"]) <= 100 else ch["detail"][:97] + "..."
-                            out.append(f"    {what:<18} {ch['name']}" + (f"  {detail}" if detail else ""))
-                    else:
-                        names = ", ".join(ch["name"] for ch in items)
-                        if len(names) > 90:
-                            names = names[:87] + "..."
-                        out.append(f"    {what:<18} ({len(items)}) {names}")
-        out.append("")
-    return "\n".join(out)
 
 
 def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None):

@@ -43,7 +43,7 @@ def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
     env = env or Environment.from_process()
     for note in result.notes:
         env.err(note)
-    if result.verbatim or (result.text is not None and fmt == result.text_format):
+    if result.verbatim or (result.text is not None and fmt == "yaml"):
         env.out(result.text or "", nl=False)
     elif fmt == "json":
         env.out(to_json(result.data))

@@ -3,8 +3,7 @@
 Core functions build a ``Result``; ``output.render`` is the only place that prints it and decides
 the exit code (pipx's ``result.py``). ``data`` is the ``-o json|yaml`` contract; ``table`` turns it
 into text for humans; ``names`` are the objects it is about, as ``resource.group/name`` (``-o name``);
-``text`` is a verbatim document (a manifest that keeps its comments) printed for the command's
-default format; ``notes`` go to stderr before the output.
+``text`` is a verbatim YAML document (a manifest that keeps its comments) printed for ``-o yaml``; ``notes`` go to stderr before the output.
 """
 
 from __future__ import annotations
@@ -24,6 +23,5 @@ class Result:
     exit_code: int = ExitCode.OK
     names: List[str] = field(default_factory=list)
     text: Optional[str] = None
-    text_format: str = "yaml"  # the -o value `text` stands for
     notes: List[str] = field(default_factory=list)
     verbatim: bool = False  # print `text` whatever -o says (a diff)

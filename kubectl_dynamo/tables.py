@@ -7,6 +7,7 @@ Environment. Kept together so the look of every command is in one file.
 from __future__ import annotations
 
 import textwrap
+from typing import Dict, List
 
 from .output import grid, paint, yes_no
 
@@ -344,3 +345,32 @@ def format_result(req, r) -> str:
         lines.append(f"ok: a new multinode DGD uses {req.orchestrator}")
     return "\n".join(lines)
 
+
+def format_changes(result: dict, wide: bool) -> str:
+    """``explain --diff``: per component and role, what the operator changed in the authored template.
+    Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
+    out = []
+    for r in result["items"]:
+        out.append(f"DynamoGraphDeployment {r['name']}: what the operator changes "
+                   f"(operator {r['operatorVersion']}, {r['orchestrator'] or r['provider']})")
+        for c in r["components"]:
+            for role in c["roles"]:
+                out.append(f"  {c['name']} / {role['name']} x{role['replicas']}:")
+                if not role["changes"]:
+                    out.append("    (nothing)")
+                kinds: Dict[str, List[dict]] = {}
+                for ch in role["changes"]:
+                    kinds.setdefault(ch["what"], []).append(ch)
+                for what, items in kinds.items():
+                    if wide or (len(items) == 1 and what in ("flags inserted", "launch replaced", "command changed",
+                                                              "command wrapped")):
+                        for ch in items:
+                            detail = ch["detail"] if wide or len(ch["detail"]) <= 100 else ch["detail"][:97] + "..."
+                            out.append(f"    {what:<18} {ch['name']}" + (f"  {detail}" if detail else ""))
+                    else:
+                        names = ", ".join(ch["name"] for ch in items)
+                        if len(names) > 90:
+                            names = names[:87] + "..."
+                        out.append(f"    {what:<18} ({len(items)}) {names}")
+        out.append("")
+    return "\n".join(out)

@@ -67,7 +67,7 @@ class DocReport:
 
 
 @dataclass
-class Result:
+class Upgraded:
     original: str
     text: str
     documents: List[DocReport]
@@ -182,7 +182,7 @@ def dump_rt(doc: Any, indent: Tuple[int, int, int]) -> str:
 
 # ------------------------------------------------------------------------------ the upgrade
 
-def upgrade_text(text: str, opts: Options) -> Result:
+def upgrade_text(text: str, opts: Options) -> Upgraded:
     """Upgrade every DGD in a YAML stream; other documents pass through untouched.
 
     A field without a v1beta1 home is kept where the operator's own conversion keeps it (the
@@ -244,7 +244,7 @@ def upgrade_text(text: str, opts: Options) -> Result:
         raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
                            f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
-    return Result(text, "".join(out), reports, data)
+    return Upgraded(text, "".join(out), reports, data)
 
 
 def _drop_old_origin(doc: Any) -> List[dict]:
@@ -562,7 +562,7 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 
 
 # -- the command -------------------------------------------------------------------------------
-def _upgrade_or_raise(text: str, opts: Options, source: str) -> Result:
+def _upgrade_or_raise(text: str, opts: Options, source: str) -> Upgraded:
     from .errors import InputError, InvalidContent
     from .manifests import parse
     from .schema import require_structure
@@ -600,7 +600,7 @@ def _origin_notes(obj: Mapping, name: str, ns: str, opts: Options) -> List[str]:
     return notes
 
 
-def _problem_notes(result: Result) -> List[str]:
+def _problem_notes(result: Upgraded) -> List[str]:
     notes = []
     for d in result.documents:
         notes += [f"{p['severity']}: {d.kind}/{d.name}: {p['path']}: {p['message']}" for p in d.problems]
@@ -619,7 +619,7 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
     import os
 
     from .output import to_yaml
-    from .result import Result as CommandResult
+    from .result import Result
     from .tables import format_report
 
     notes: List[str] = []
@@ -632,7 +632,7 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
         notes += _origin_notes(obj, name, ns, opts)
         if authored_version(obj) == "nvidia.com/v1beta1" and not (opts.topology_aliases or opts.role_templates):
             notes.append(f"dynamographdeployment {ns}/{name} is already nvidia.com/v1beta1; nothing to upgrade")
-            return CommandResult(None, text="", verbatim=True, notes=notes)
+            return Result(None, text="", verbatim=True, notes=notes)
         result = _upgrade_or_raise(to_yaml(manifest), opts, f"{ns}/{name}")
         display = f"{name}.yaml"
     else:
@@ -655,20 +655,20 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
         from .files import resolve_target, write_with_backup
 
         if not result.changed:
-            return CommandResult(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
+            return Result(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
         backup = filename + ".bak"
         resolve_target(filename)  # a device, FIFO or dangling link is refused before the diff is shown
         if os.path.lexists(backup):
             raise InputError(f"{backup} exists; move it away first (it may be an earlier backup)")
-        notes.append(unified_diff(result.original, result.text, display).rstrip("\n"))
+        notes.append(result.diff(display).rstrip("\n"))
         write_with_backup(filename, result.text, backup)
         notes.append(f"wrote {filename} (backup {backup})")
-        return CommandResult(None, text="", verbatim=True, notes=notes, names=names)
+        return Result(None, text="", verbatim=True, notes=notes, names=names)
     if show_diff:
-        return CommandResult(None, text=unified_diff(result.original, result.text, display), verbatim=True,
+        return Result(None, text=result.diff(display), verbatim=True,
                              notes=notes, names=names)
     items = [json.loads(json.dumps(d, default=str)) for d in result.data]
     data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
-    return CommandResult(data, lambda _d, wide, color: format_report(
+    return Result(data, lambda _d, wide, color: format_report(
         {"documents": [d.as_dict() for d in result.documents]}, wide, color),
         text=result.text, notes=notes, names=names)

@@ -50,7 +50,7 @@ def untyped_components(doc):
 
 @pytest.fixture(scope="module")
 def corpus():
-    """{file name: (original text, Result, unhomed)}: each file parsed and upgraded once (default:
+    """{file name: (original text, Upgraded, unhomed)}: each file parsed and upgraded once (default:
     fields without a v1beta1 home are kept as the operator keeps them).
 
     ``unhomed`` files are those a strict conversion refuses (a field without a v1beta1 home, e.g.
