@@ -24,13 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from .doctor import COMPONENT_LABEL, DGD_LABEL, classify
+from .doctor import COMPONENT_LABEL, DGD_LABEL, GROVE_CLIQUE, LWS_NAME, classify
 
 GROVE_PODGANG = "grove.io/podgang"
-GROVE_CLIQUE = "grove.io/podclique"
 GROVE_PCSG = "grove.io/podcliquescalinggroup"
 PART_OF = "app.kubernetes.io/part-of"
-LWS_NAME = "leaderworkerset.sigs.k8s.io/name"
 
 # (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
 KINDS: Tuple[Tuple[str, str, str, str], ...] = (
@@ -276,7 +274,7 @@ def run_tree(cluster, name: str):
     """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
     listed: only whether it exists is kept)."""
     from .cluster.client import path_for
-    from .cluster.snapshot import Snapshot, _list
+    from .cluster.snapshot import Snapshot, list_kind
     from .detection import Facts
     from .result import Result
     from .tables_debug import format_tree
@@ -289,12 +287,12 @@ def run_tree(cluster, name: str):
     for group, version, plural, kind in KINDS:
         if group and version not in groups.get(group, []):
             continue
-        for o in _list(cluster, snap, plural, group, version, plural) or []:
+        for o in list_kind(cluster, snap, plural, group, version, plural) or []:
             o.setdefault("kind", kind)
             objects.append(o)
-    pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
-    names = {"Service": {_meta(o).get("name") for o in _list(cluster, snap, "services", "", "v1", "services") or []},
-             "ConfigMap": {_meta(o).get("name") for o in _list(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
+    pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
+    names = {"Service": {_meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
+             "ConfigMap": {_meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
     secrets: Dict[str, Optional[bool]] = {}
     for pod in pods:
         for kind, secret, _ in needs(pod):

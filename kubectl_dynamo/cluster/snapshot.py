@@ -145,8 +145,10 @@ def compact_node(node: dict, s: Strings) -> dict:
     return out
 
 
-def _list(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
-          label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None):
+def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
+              label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None):
+    """One LIST in the snapshot's scope; forbidden or not served becomes a ``skipped`` entry and None
+    (doctor's reads and tree's use it)."""
     try:
         items = cluster.iter_list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
                                   field_selector=field_selector)
@@ -177,35 +179,35 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         snap.skipped.append({"check": "dynamographdeployments", "reason": "the nvidia.com API group is not served"})
     else:
         field_selector = f"metadata.name={dgd_name}" if dgd_name else None
-        snap.dgds = _list(cluster, snap, "dynamographdeployments", "nvidia.com", "v1beta1",
+        snap.dgds = list_kind(cluster, snap, "dynamographdeployments", "nvidia.com", "v1beta1",
                           "dynamographdeployments", field_selector=field_selector) or []
     if not snap.dgds:
         snap.requests = cluster.requests
         return snap
     selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
-    snap.pods = _list(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
+    snap.pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
                       slim=compact_pod if compact else None) or []
-    snap.configmaps = _list(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
-    snap.componentdeployments = _list(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
+    snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
+    snap.componentdeployments = list_kind(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
                                       "dynamocomponentdeployments", label_selector=selector)
     if "grove.io" in groups:
         for plural in ("podcliquesets", "podcliquescalinggroups", "podcliques"):
-            setattr(snap, plural, _list(cluster, snap, plural, "grove.io", "v1alpha1", plural))
+            setattr(snap, plural, list_kind(cluster, snap, plural, "grove.io", "v1alpha1", plural))
     if "scheduler.grove.io" in groups:
-        snap.podgangs = _list(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs")
+        snap.podgangs = list_kind(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs")
     if "leaderworkerset.x-k8s.io" in groups:
-        snap.leaderworkersets = _list(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
+        snap.leaderworkersets = list_kind(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
                                       "leaderworkersets", label_selector=selector)
-        snap.statefulsets = _list(cluster, snap, "statefulsets", "apps", "v1", "statefulsets",
+        snap.statefulsets = list_kind(cluster, snap, "statefulsets", "apps", "v1", "statefulsets",
                                   label_selector=LWS_NAME_LABEL)
     if "scheduling.volcano.sh" in groups:
-        snap.volcano_podgroups = _list(cluster, snap, "podgroups.scheduling.volcano.sh", "scheduling.volcano.sh",
+        snap.volcano_podgroups = list_kind(cluster, snap, "podgroups.scheduling.volcano.sh", "scheduling.volcano.sh",
                                        "v1beta1", "podgroups")
     if KAI_PODGROUP_VERSION in groups.get("scheduling.run.ai", []):
-        snap.kai_podgroups = _list(cluster, snap, "podgroups.scheduling.run.ai", "scheduling.run.ai",
+        snap.kai_podgroups = list_kind(cluster, snap, "podgroups.scheduling.run.ai", "scheduling.run.ai",
                                    KAI_PODGROUP_VERSION, "podgroups")
-    snap.events = _list(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
-    snap.services = _list(cluster, snap, "services", "", "v1", "services")
+    snap.events = list_kind(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
+    snap.services = list_kind(cluster, snap, "services", "", "v1", "services")
     snap.requests = cluster.requests
     return snap
 
