@@ -203,17 +203,21 @@ class Cluster:
         self.requests = 0  # counted for benchmarks and tests
 
     # -- transport ---------------------------------------------------------------------------
+    def _prepare(self, method: str, path: str, params: Optional[dict], headers: dict, body):
+        """(method, url with the query, headers with credentials, body) of one counted request."""
+        query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
+        method, url, headers, body, _ = self._api.param_serialize(
+            method, path, header_params=headers, body=body, auth_settings=["BearerToken"])
+        self.requests += 1
+        return method, url + query, headers, body
+
     def request(self, method: str, path: str, params: Optional[dict] = None, body=None,
                 content_type: str = "application/json") -> dict:
         """Send one request; return the decoded JSON body or raise a DynamoError subclass."""
-        query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
         headers = {"Accept": "application/json"}
         if body is not None:
             headers["Content-Type"] = content_type
-        method, url, headers, body, _ = self._api.param_serialize(
-            method, path, header_params=headers, body=body, auth_settings=["BearerToken"])
-        url += query
-        self.requests += 1
+        method, url, headers, body = self._prepare(method, path, params, headers, body)
         try:
             # a single number is urllib3's Timeout(total=...): connect and answer share one deadline
             resp = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=self.timeout)
@@ -258,13 +262,10 @@ class Cluster:
     def stream(self, path: str, params: Optional[dict] = None, *, read_timeout: Optional[float] = None) -> Stream:
         """A streaming GET (pod logs, watches): the open response, read line by line as it arrives.
         No read timeout by default: a followed log may stay quiet for hours."""
-        query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
-        method, url, headers, _, _ = self._api.param_serialize(
-            "GET", path, header_params={"Accept": "*/*"}, auth_settings=["BearerToken"])
+        method, url, headers, _ = self._prepare("GET", path, params, {"Accept": "*/*"}, None)
         connect = min(self.timeout, 10.0) if self.timeout else None
-        self.requests += 1
         try:
-            resp = self._api.call_api(method, url + query, header_params=headers,
+            resp = self._api.call_api(method, url, header_params=headers,
                                       _request_timeout=(connect, read_timeout))
         except Exception as e:
             raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}",
