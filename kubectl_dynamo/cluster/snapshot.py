@@ -1,8 +1,9 @@
 """Everything ``doctor`` reads, in one LIST per resource kind (never one call per DGD).
 
 Lists are raw JSON (model objects are slow on 10,000 pods), without ``managedFields``. Pods and
-nodes are kept as *compact records* (``compact_pod``, ``compact_node``): the same shape, only the
-fields the checks read, repeated strings shared; each page is reduced as it arrives and dropped, so
+nodes are kept as *compact records* (``compact_pod``, ``compact_node``; the controllers' workloads
+without their pod templates, ``compact_owned``): the same shape, only the fields the checks read,
+repeated strings shared; each page is reduced as it arrives and dropped, so
 memory grows by ~2 KB per pod instead of ~15 (benchmarks/doctor_scale.py, 50,000 pods).
 Scope is one namespace or all. A forbidden list becomes a ``skipped`` entry with its reason; the
 run goes on without that kind (its field stays None: the checks that need it say nothing).
@@ -34,10 +35,30 @@ UNKNOWN = "unknown"
 
 class Strings(Dict[str, str]):
     """One copy of each repeated string of a snapshot (label keys and values, node names, images,
-    condition words): thousands of pods repeat the same few hundred."""
+    condition words): thousands of pods repeat the same few hundred. ``shared`` does the same for
+    the parts of compact records that many pods repeat whole (a role's containers, the conditions
+    of a Running pod): the records are read, never written, so equal parts can be one object."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts: Dict[tuple, list] = {}
 
     def __call__(self, value):
         return self.setdefault(value, value) if value.__class__ is str else value
+
+    def shared(self, value: list) -> list:
+        return self.parts.setdefault(_frozen(value), value)
+
+
+def _frozen(value):
+    """A hashable key equal only for equal JSON values (True and 1 hash alike, so bools are tagged)."""
+    if value.__class__ is dict:
+        return ("d",) + tuple((k, _frozen(v)) for k, v in value.items())
+    if value.__class__ is list:
+        return ("l",) + tuple(_frozen(v) for v in value)
+    if value is True or value is False or value.__class__ is float:
+        return (value.__class__.__name__, value)
+    return value
 
 
 @dataclass
@@ -92,10 +113,10 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     if groups:
         m["annotations"] = groups
     if meta.get("ownerReferences"):
-        m["ownerReferences"] = [_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]]
+        m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
     sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
     if spec.get("schedulingGates"):
-        sp["schedulingGates"] = [_pick(g, ("name",), s) for g in spec["schedulingGates"]]
+        sp["schedulingGates"] = s.shared([_pick(g, ("name",), s) for g in spec["schedulingGates"]])
     shm: Set[str] = set()
     for key in ("containers", "initContainers"):
         out = []
@@ -109,14 +130,14 @@ def compact_pod(pod: dict, s: Strings) -> dict:
                 shm.update(v["name"] for v in mounts)
             out.append(kept)
         if out:
-            sp[key] = out
+            sp[key] = s.shared(out)
     if shm:
-        sp["volumes"] = [v for v in spec.get("volumes") or [] if v.get("name") in shm]
+        sp["volumes"] = s.shared([v for v in spec.get("volumes") or [] if v.get("name") in shm])
     st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
     conditions = [_pick(c, ("type", "status", "reason", "message"), s) for c in status.get("conditions") or []
                   if c.get("type") in POD_CONDITIONS]
     if conditions:
-        st["conditions"] = conditions
+        st["conditions"] = s.shared(conditions)
     for key in ("containerStatuses", "initContainerStatuses"):
         out = []
         for c in status.get(key) or []:
@@ -126,7 +147,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
                 kept["state"] = {"waiting": _pick(waiting, ("reason", "message"), s)}
             out.append(kept)
         if out:
-            st[key] = out
+            st[key] = s.shared(out)
     return {"metadata": m, "spec": sp, "status": st}
 
 
@@ -142,6 +163,21 @@ def compact_node(node: dict, s: Strings) -> dict:
                       if isinstance(status.get(k), dict)}}
     out["status"]["conditions"] = [_pick(c, ("type", "status", "reason", "message"), s)
                                    for c in status.get("conditions") or [] if c.get("type") == "Ready"]
+    return out
+
+
+def compact_owned(obj: dict, s: Strings) -> dict:
+    """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
+    as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
+    size. The pod templates and PodGang pod references are dropped (a benchmark LeaderWorkerSet is
+    ~60 KB, mostly its two templates): the pods themselves are read, never their templates."""
+    spec = obj.get("spec") or {}
+    kept = {k: v for k, v in spec.items() if not isinstance(v, (dict, list))}
+    size = (spec.get("leaderWorkerTemplate") or {}).get("size")  # checks/scheduling.py status-stale
+    if size is not None:
+        kept["leaderWorkerTemplate"] = {"size": size}
+    out = {k: v for k, v in obj.items() if k != "spec"}
+    out["spec"] = kept
     return out
 
 
@@ -188,18 +224,19 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     snap.pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
                       slim=compact_pod if compact else None) or []
     snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
+    owned = compact_owned if compact else None
     snap.componentdeployments = list_kind(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
-                                      "dynamocomponentdeployments", label_selector=selector)
+                                          "dynamocomponentdeployments", label_selector=selector, slim=owned)
     if "grove.io" in groups:
         for plural in ("podcliquesets", "podcliquescalinggroups", "podcliques"):
-            setattr(snap, plural, list_kind(cluster, snap, plural, "grove.io", "v1alpha1", plural))
+            setattr(snap, plural, list_kind(cluster, snap, plural, "grove.io", "v1alpha1", plural, slim=owned))
     if "scheduler.grove.io" in groups:
-        snap.podgangs = list_kind(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs")
+        snap.podgangs = list_kind(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs", slim=owned)
     if "leaderworkerset.x-k8s.io" in groups:
         snap.leaderworkersets = list_kind(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
-                                      "leaderworkersets", label_selector=selector)
+                                          "leaderworkersets", label_selector=selector, slim=owned)
         snap.statefulsets = list_kind(cluster, snap, "statefulsets", "apps", "v1", "statefulsets",
-                                  label_selector=LWS_NAME_LABEL)
+                                      label_selector=LWS_NAME_LABEL, slim=owned)
     if "scheduling.volcano.sh" in groups:
         snap.volcano_podgroups = list_kind(cluster, snap, "podgroups.scheduling.volcano.sh", "scheduling.volcano.sh",
                                        "v1beta1", "podgroups")

@@ -1,4 +1,4 @@
-"""Compact pod and node records (cluster/snapshot.py) lose nothing a check reads: doctor gives the
+"""Compact pod, node and workload records (cluster/snapshot.py) lose nothing a check reads: doctor gives the
 same result on whole and on compact objects, for every recorded real state (tests/data/recorded,
 objects the real controllers wrote) and every catalogue case of doctor's scopes (hand-made
 near-misses, tests/unit/test_catalogue_cases.py)."""
@@ -14,7 +14,7 @@ import pytest
 
 from kubectl_dynamo import doctor
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.cluster.snapshot import Strings, compact_node, compact_pod, read_secret_keys, take
+from kubectl_dynamo.cluster.snapshot import Strings, compact_node, compact_owned, compact_pod, read_secret_keys, take
 from tests.unit import test_catalogue_cases as cases
 from tests.unit import test_recorded_states as recorded
 
@@ -38,6 +38,9 @@ def _compacted(snap):
     snap = copy.copy(snap)
     strings = Strings()
     snap.pods = [compact_pod(p, strings) for p in snap.pods]
+    for _, attr in doctor.OWNED_KINDS:
+        if getattr(snap, attr, None) is not None:
+            setattr(snap, attr, [compact_owned(o, strings) for o in getattr(snap, attr)])
     if snap.facts.nodes is not None:
         snap.facts = dataclasses.replace(snap.facts, nodes=[compact_node(n, strings) for n in snap.facts.nodes])
     return snap
@@ -79,3 +82,34 @@ def test_strings_are_shared():
     b = compact_node({"metadata": {"name": "m", "labels": {"k": "".join(["v", "1"])}}}, strings)
     assert a["metadata"]["labels"]["k"] is b["metadata"]["labels"]["k"]
     assert sys.getrefcount(a["metadata"]["labels"]["k"]) > 2
+
+
+def test_equal_parts_of_compact_pods_are_one_object():
+    """Pods of one role repeat their containers and, when healthy, their conditions: kept once."""
+    strings = Strings()
+
+    def pod(name, ready):
+        return {"metadata": {"name": name, "namespace": "ns"},
+                "spec": {"containers": [{"name": "main", "image": "img:1"}]},
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": ready}],
+                           "containerStatuses": [{"name": "main", "ready": True, "restartCount": 0}]}}
+
+    a, b, c = (compact_pod(pod(n, r), strings) for n, r in (("a", "True"), ("b", "True"), ("c", "False")))
+    assert a["spec"]["containers"] is b["spec"]["containers"] is c["spec"]["containers"]
+    assert a["status"]["conditions"] is b["status"]["conditions"]
+    assert c["status"]["conditions"] == [{"type": "Ready", "status": "False"}]
+    # True and 1 are equal in Python: a restartCount of 1 must not take a `ready: true` record's place.
+    one = compact_pod({**pod("d", "True"), "status": {"containerStatuses": [
+        {"name": "main", "ready": 1, "restartCount": True}]}}, strings)
+    assert one["status"]["containerStatuses"][0]["ready"] == 1
+    assert one["status"]["containerStatuses"][0]["ready"] is not True
+
+
+def test_a_workload_keeps_its_status_and_loses_its_pod_templates():
+    lws = {"metadata": {"name": "w", "namespace": "ns", "generation": 2},
+           "spec": {"replicas": 2, "startupPolicy": "LeaderCreated",
+                    "leaderWorkerTemplate": {"size": 4, "workerTemplate": {"spec": {"containers": [{}]}}}},
+           "status": {"readyReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}}
+    small = compact_owned(lws, Strings())
+    assert small["spec"] == {"replicas": 2, "startupPolicy": "LeaderCreated", "leaderWorkerTemplate": {"size": 4}}
+    assert small["status"] == lws["status"] and small["metadata"] == lws["metadata"]
