@@ -390,13 +390,20 @@ def link_causes(findings: List[Finding]) -> List[Finding]:
     """Set each consequence's ``cause`` and order the list: every root (worst first), each followed by
     the findings it causes. A cause a check named that was not found is dropped (the root stands alone)."""
     present = {(f.code, _objkey(f.object)) for f in findings}
+    # Candidate causes by (code, DGD): a cause covers only findings of its own DGD (_covers), so each
+    # consequence looks at a few findings, not all (thousands on a large cluster).
+    by_dgd: Dict[tuple, List[Finding]] = {}
+    for c in findings:
+        if c.where is not None:
+            by_dgd.setdefault((c.code, tuple(c.where[:2])), []).append(c)
     linked = []
     for f in findings:
         if f.cause is not None and (f.cause["code"], _objkey(f.cause["object"])) not in present:
             f = replace(f, cause=None)
-        if f.cause is None:
+        if f.cause is None and f.where is not None:
             for code in CAUSES.get(f.code, ()):
-                root = next((c for c in findings if c.code == code and c is not f and _covers(c, f)), None)
+                root = next((c for c in by_dgd.get((code, tuple(f.where[:2])), ())
+                             if c is not f and _covers(c, f)), None)
                 if root is not None:
                     f = f.caused_by(root)
                     break
@@ -422,11 +429,14 @@ def link_causes(findings: List[Finding]) -> List[Finding]:
 def name_symptoms(findings: List[Finding]) -> List[Finding]:
     """A cluster finding that causes DGD findings names the DGDs it breaks (e.g. KAI too old for the
     gangs of v1beta1 DGDs): its message says where to look, the table shows those findings under it."""
+    caused: Dict[tuple, List[Finding]] = {}
+    for c in findings:
+        if c.cause and c.where:
+            caused.setdefault((c.cause["code"], _objkey(c.cause["object"])), []).append(c)
     out = []
     for f in findings:
         if f.where is None and f.cause is None:
-            hit = [c for c in findings if c.cause and c.cause["code"] == f.code and
-                   _objkey(c.cause["object"]) == _objkey(f.object) and c.where]
+            hit = caused.get((f.code, _objkey(f.object)), [])
             worst = [c for c in hit if c.severity == "error"] or hit
             dgds = sorted({f"{c.where[0]}/{c.where[1]}" for c in worst})
             if dgds:
