@@ -449,6 +449,9 @@ def parse_args(argv=None):
     ap.add_argument("--kubectl", help="kubectl binary of the baseline (default: see baseline_kubectl)")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="build the cluster in DIR and leave it running")
     ap.add_argument("--reuse", type=Path, metavar="DIR", help="measure on the cluster --keep left in DIR")
+    ap.add_argument("--shrink-to", type=int, metavar="PODS",
+                    help="with --reuse: first delete, through the API, the DGDs a build to PODS pods had not yet "
+                         "created and all their objects (the cluster is then as that step left it)")
     ap.add_argument("--parallel", type=int, default=PARALLEL, help="connections POSTing the bulk objects")
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--plot", type=Path, metavar="PNG", help="plot wall time and peak RSS against pods (matplotlib)")
@@ -483,6 +486,8 @@ def main():
         from kubectl_dynamo.cluster.client import Cluster, Target, path_for
 
         cluster = Cluster(Target(kubeconfig=str(ctx.admin), request_timeout="300s"))
+        if args.shrink_to:
+            shrink(cluster, ctx, args.shrink_to)
         pods = sum(1 for _ in cluster.iter_list(path_for("", "v1", "pods"), label_selector=DGD_LABEL))
         dgds = len(cluster.list(path_for("nvidia.com", "v1beta1", "dynamographdeployments")))
         ctx.steps.append(measure_step(ctx, dgds, pods))
@@ -500,6 +505,43 @@ def main():
         else:
             log(f"the sandbox keeps running in {sb}: measure again with --reuse {tmp}; "
                 f"stop it with scripts/sandbox down {sb}")
+
+
+def shrink(cluster, ctx, pods):
+    """Back to an earlier step of the same build: the build adds DGDs 0, 1, 2, ... in order, so the
+    cluster at step N is the one at a later step without DGDs N / pods-per-dgd and up. Deleted by
+    collection per namespace (label selectors; pods with grace period 0: no kubelet would confirm)."""
+    from kubectl_dynamo.cluster.client import path_for
+
+    args = ctx.args
+    keep = pods // args.pods_per_dgd
+    names = {d["metadata"]["name"] for d in cluster.list(path_for("nvidia.com", "v1beta1", "dynamographdeployments"))}
+    gone = collections.defaultdict(list)  # namespace -> [(DGD name, PodCliqueSet name)]
+    for i in range(keep, len(names)):  # the build names DGD i `<backend>-<i>`: 0 .. n-1, none missing
+        doc = make_dgd(i, args.namespaces, args.pods_per_dgd, FAULTS)
+        name, ns = doc["metadata"]["name"], doc["metadata"]["namespace"]
+        if name not in names:
+            raise SystemExit(f"DGD {ns}/{name} is missing: this cluster was not built by doctor_scale.py")
+        comps = doc["spec"]["components"]
+        gone[ns].append((name, pcs_name_for_dgd(name, [(c["name"], "multinode" in c) for c in comps])))
+    if not gone:
+        return
+    t = time.perf_counter()
+    for ns, dgds in sorted(gone.items()):
+        by_dgd = f"{DGD_LABEL} in ({','.join(n for n, _ in dgds)})"
+        by_pcs = f"app.kubernetes.io/part-of in ({','.join(p for _, p in dgds)})"
+        for group, version, plural, selector in (
+                ("", "v1", "pods", by_dgd), ("", "v1", "configmaps", by_dgd),
+                ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", by_dgd),
+                ("scheduler.grove.io", "v1alpha1", "podgangs", by_pcs)):
+            cluster.request("DELETE", path_for(group, version, plural, ns),
+                            {"labelSelector": selector, "gracePeriodSeconds": 0})
+        for name, _ in dgds:
+            cluster.request("DELETE", path_for("nvidia.com", "v1beta1", "dynamographdeployments", ns) + f"/{name}")
+    want = sum(len(v) for v in gone.values())
+    ctx.timings.append((f"back to {pods} pods: delete {want} DGDs and their objects (DELETE collections)",
+                        time.perf_counter() - t))
+    log(f"deleted {want} DGDs and their objects; {keep} DGDs left")
 
 
 class Context:
