@@ -752,9 +752,8 @@ def render_report(args, ctx, facts):
     labels = list(last["doctor"])
     lines = [f"# doctor at scale: up to {last['dgds']} DGDs, {last['pods']} pods, {args.nodes} nodes, "
              f"{args.namespaces} namespaces", "",
-             f"Reproduce: `.venv/bin/python benchmarks/doctor_scale.py --steps {','.join(map(str, args.steps))} "
-             f"--pods-per-dgd {args.pods_per_dgd} --nodes {args.nodes} --namespaces {args.namespaces} "
-             f"--runs {args.runs}`", "",
+             f"Reproduce: `.venv/bin/python benchmarks/doctor_scale.py {' '.join(sys.argv[1:])}`"
+             + (" on the cluster a build with `--keep` left" if args.reuse else ""), "",
              f"{args.pods_per_dgd} pods per DGD (one worker fewer in the group-incomplete fault). Wall time: best and "
              f"median of {args.runs} fresh processes, each doctor run paired with a run of the floor "
              "(`benchmarks/doctor_floor.py`: doctor's own requests, recorded from the audit log of its first run, "
