@@ -91,6 +91,8 @@ def install_site(wheel: Path, dest: Path) -> None:
         if name in AIO_ONLY:  # every file pip installed for it, as `pip uninstall` reads them
             for line in record.read_text().splitlines():
                 (dest / line.split(",", 1)[0]).unlink(missing_ok=True)
+        else:  # pip's uninstall list, read by nothing at run time (kubernetes-validate's: 2.6 MB)
+            record.unlink()
     for d in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
         if not any(d.iterdir()):
             d.rmdir()
@@ -146,6 +148,11 @@ def relocate(internal: Path, patchelf: str) -> list[str]:
     return copied
 
 
+def launcher(python: str) -> str:
+    """krew/launcher.sh for the interpreter _internal/<python>."""
+    return (REPO / "krew" / "launcher.sh").read_text().replace("@PYTHON@", python)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--wheel", type=Path, required=True)
@@ -172,8 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     copied = relocate(internal, args.patchelf)
     log(f"{exe} ({sys.version.split()[0]}), libraries bundled: {' '.join(sorted(copied))}")
 
-    launcher = (REPO / "krew" / "launcher.sh").read_text().replace("@PYTHON@", PY)
-    (top / "kubectl-dynamo").write_text(launcher)
+    (top / "kubectl-dynamo").write_text(launcher(PY))
     (top / "kubectl-dynamo").chmod(0o755)
     return 0
 
