@@ -91,8 +91,11 @@ def install_site(wheel: Path, dest: Path) -> None:
         if name in AIO_ONLY:  # every file pip installed for it, as `pip uninstall` reads them
             for line in record.read_text().splitlines():
                 (dest / line.split(",", 1)[0]).unlink(missing_ok=True)
-        else:  # pip's uninstall list, read by nothing at run time (kubernetes-validate's: 2.6 MB)
-            record.unlink()
+    # pip's records, read by nothing at run time: the uninstall lists (kubernetes-validate's is
+    # 2.6 MB) and direct_url.json, which names this machine's wheel path and hash (the archive is
+    # then the same bytes for the same dependencies).
+    for record in [*dest.glob("*.dist-info/RECORD"), *dest.glob("*.dist-info/direct_url.json")]:
+        record.unlink()
     for d in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
         if not any(d.iterdir()):
             d.rmdir()
