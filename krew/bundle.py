@@ -48,7 +48,7 @@ STDLIB_EXCLUDE = {"test", "idlelib", "tkinter", "turtledemo", "turtle.py", "lib2
 DYNLOAD_EXCLUDE = re.compile(r"^(_tkinter|_curses|_curses_panel|readline|_dbm|_gdbm|_sqlite3|_test\w*|"
                              r"_xxtestfuzz|_ctypes_test|xxlimited\w*|xxsubtype|nis)\.")
 # kubernetes ships an asyncio client (kubernetes.aio, 68 MB of source) beside the sync one, and
-# depends on aiohttp for it; nothing here imports either (the self-test in scripts/release imports
+# depends on aiohttp for it; nothing here imports either (krew/selftest.py imports
 # what the commands use). frozenlist alone would bring libstdc++.
 SITE_EXCLUDE = ["kubernetes/aio", "bin"]
 AIO_ONLY = {"aiohttp", "aiohttp-retry", "aiohappyeyeballs", "aiosignal", "frozenlist", "multidict", "propcache",
