@@ -13,8 +13,9 @@ Builds a wheel of this checkout, installs it with its dependencies into a fresh 
 interleaved: every round runs each command once, in a shuffled order, so load from other processes
 on the machine falls on all of them alike. A ratio is the median over rounds of (command / the
 same round's `kubectl --help`), for wall time (what the goals are about) and for CPU time (user +
-system of the process tree, much less sensitive to a loaded machine). With --archive (a krew archive from `scripts/release`) the
-unpacked PyInstaller build is measured in the same rounds. Then the whole DGD corpus is explained
+system of the process tree, much less sensitive to a loaded machine). With --archive (a krew
+archive from `scripts/release`) the unpacked archive is measured in the same rounds, started
+through a symlink as krew starts it. Then the whole DGD corpus is explained
 in one process of the installed venv (ms per DGD, schema validation included).
 
 The plugin executable is timed directly: `kubectl dynamo X` is kubectl's own start-up plus an exec
@@ -110,9 +111,13 @@ def install_venv(venv: Path, wheel: Path) -> Path:
 
 
 def unpack_archive(archive: Path, into: Path) -> Path:
+    """The archive unpacked, started as krew starts it: through a symlink in another directory."""
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
-    return into / "kubectl-dynamo" / "kubectl-dynamo"
+    (into / "bin").mkdir()
+    link = into / "bin" / "kubectl-dynamo"
+    link.symlink_to(into / "kubectl-dynamo" / "kubectl-dynamo")
+    return link
 
 
 def commands(kubectl: str, installs: Dict[str, Path]) -> Dict[str, List[str]]:

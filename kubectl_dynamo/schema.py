@@ -32,7 +32,7 @@ ROLES_DESCRIPTION = (
 
 
 # A plain path, not importlib.resources (whose import cost explain -f ~8 %): the package is always
-# files on disk, also in the PyInstaller bundle (scripts/release collects data/ next to the modules).
+# files on disk, also in the krew archive (krew/bundle.py installs the wheel as files).
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
