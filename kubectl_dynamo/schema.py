@@ -270,10 +270,20 @@ def type_name(node: dict) -> str:
     return {"string": "string", "integer": "integer", "boolean": "boolean", "number": "number"}.get(t, t or "Object")
 
 
-if __name__ == "__main__":  # regenerate the data files from the bundled CRD
+def data_files() -> dict:
+    """Every data file generated from the bundled CRD: ``{file name: its text}``."""
+    from .operator import defaults
+
     generated = generate()
-    for name, data in ((SCHEMA_FILE, generated), (VALIDATION_FILE, generate_validation(generated))):
+    validation = json.loads(json.dumps(generate_validation(generated)))  # as the validation file is read
+    return {name: json.dumps(data, separators=(",", ":"), sort_keys=True)
+            for name, data in ((SCHEMA_FILE, generated), (VALIDATION_FILE, validation),
+                               (defaults.DEFAULTS_FILE, defaults.generate(validation)))}
+
+
+if __name__ == "__main__":  # regenerate the data files from the bundled CRD
+    for name, text in data_files().items():
         target = _data(name)
         with open(target, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"), sort_keys=True)
+            f.write(text)
         print(f"wrote {target}", file=sys.stderr)
