@@ -41,8 +41,10 @@ _TAG = "tag:yaml.org,2002:"
 # Tags a Kubernetes manifest can carry: the YAML core schema, plus timestamp (PyYAML resolves
 # unquoted dates to it) and merge (``<<: *base``).
 ALLOWED_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "merge")}
-# YAML 1.1's printable set (the spec's c-printable); anything else is refused before parsing.
-_NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Outside YAML 1.1's printable set (c-printable: \t \n \r, 20-7E, 85, A0-D7FF, E000-FFFD,
+# 10000-10FFFF); refused before parsing. Spelled as the complement's ranges: the negated class
+# of the allowed ranges takes ~4 ms to compile, a tenth of explain -f's own run time.
+_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def max_input_bytes() -> int:

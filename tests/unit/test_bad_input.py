@@ -110,6 +110,29 @@ def test_stdin_control_character_in_upgrade():
     assert_one_error(code, err, 2, "U+0000")
 
 
+# YAML 1.1 (yaml.org/spec/1.1, production [1] c-printable): the characters a YAML stream may hold.
+C_PRINTABLE = ((0x09, 0x09), (0x0A, 0x0A), (0x0D, 0x0D), (0x20, 0x7E), (0x85, 0x85), (0xA0, 0xD7FF),
+               (0xE000, 0xFFFD), (0x10000, 0x10FFFF))
+
+
+def test_exactly_the_characters_outside_c_printable_are_refused():
+    """Every character below U+3000 and each side of every range edge, inside a quoted value."""
+    from kubectl_dynamo.errors import InputError
+    from kubectl_dynamo.manifests import parse
+
+    edges = {c + d for lo, hi in C_PRINTABLE for c in (lo, hi) for d in (-1, 0, 1)}
+    for code in sorted(set(range(0x3000)) | edges):
+        if not 0 <= code <= 0x10FFFF:
+            continue
+        allowed = any(lo <= code <= hi for lo, hi in C_PRINTABLE)
+        try:
+            parse(f'a: "x{chr(code)}"\n', "t.yaml")
+            refused = False
+        except InputError as e:
+            refused = f"U+{code:04X} is not allowed in YAML" in str(e)
+        assert refused != allowed, hex(code)
+
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
 def test_devices_are_refused(device):
     code, err, seconds = cli("explain", "dgd", "-f", device)
