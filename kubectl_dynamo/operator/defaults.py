@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional
 # A defaults tree: {"d": {prop: default}, "p": {prop: tree}, "i": tree (array items), "a": tree (map values)}
 Tree = dict
 DEFAULTS_FILE = "dgd-defaults.json"
-SOURCE = "the default: values of data/dgd-validation.json (the bundled CRD), by python -m kubectl_dynamo.schema"
+SOURCE = "the default: values of data/dgd-validation-*.json (the bundled CRD), by python -m kubectl_dynamo.schema"
 
 
 def tree(node: Any) -> Optional[Tree]:

@@ -4,9 +4,9 @@ from kubectl_dynamo import schema
 
 
 def test_bundled_json_matches_the_crd():
-    """data/dgd-schema.json, dgd-validation.json and dgd-defaults.json are generated from the bundled
-    CRD: regenerate with `python -m kubectl_dynamo.schema` after changing it or a generator. Byte for
-    byte: the order of keys in dgd-defaults.json is the order defaults are inserted in."""
+    """data/dgd-schema.json, dgd-validation-VERSION.json and dgd-defaults.json are generated from the
+    bundled CRD: regenerate with `python -m kubectl_dynamo.schema` after changing it or a generator.
+    Byte for byte: the order of keys in dgd-defaults.json is the order defaults are inserted in."""
     for name, text in schema.data_files().items():
         with open(schema._data(name), encoding="utf-8") as f:
             assert f.read() == text, f"{name} is stale: run python -m kubectl_dynamo.schema"
