@@ -7,8 +7,7 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, NamedTuple, Optional, Sequence
 
 from . import schema
 from .checks import catalogue
@@ -20,17 +19,17 @@ DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
              "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
 
 
-@dataclass
-class ClusterContext:
+class ClusterContext(NamedTuple):
     """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
     version and MPI secret name (None = unknown), and notes on what could not be read. Here, not in
-    detection.py (which fills it): explain -f renders without a cluster and does not import that."""
+    detection.py (which fills it): explain -f renders without a cluster and does not import that.
+    A NamedTuple, not a dataclass: creating that class cost every explain -f ~0.8 ms."""
 
     gates: object = None
     kai_queues: Optional[list] = None
     operator_version: Optional[str] = None
     ssh_secret_name: Optional[str] = None
-    notes: List[str] = field(default_factory=list)
+    notes: Sequence[str] = ()
 
 
 SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
