@@ -7,7 +7,6 @@ parsed here, after the subcommand (the sqlite-utils ``output_options`` pattern).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import click
@@ -23,13 +22,14 @@ DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KI
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 
-@dataclass
-class Options:
-    connection: Tuple[Optional[str], ...]  # --kubeconfig, --context, -n, --request-timeout
-    all_namespaces: bool
-    output: str
-    verbose: bool
-    env: Environment
+class Options:  # not a dataclass: creating that class cost every command ~1 ms
+    def __init__(self, connection: Tuple[Optional[str], ...], all_namespaces: bool, output: str, verbose: bool,
+                 env: Environment) -> None:
+        self.connection = connection  # --kubeconfig, --context, -n, --request-timeout
+        self.all_namespaces = all_namespaces
+        self.output = output
+        self.verbose = verbose
+        self.env = env
 
     @functools.cached_property
     def target(self) -> Target:
