@@ -69,6 +69,31 @@ def test_bad_input_corpus(path):
             assert "spec" in out or "metadata" in out
 
 
+def test_without_libyaml_the_input_layer_answers_the_same(monkeypatch):
+    """The pure-Python parser (PyYAML built without libyaml) is the fallback of the C one: the same
+    documents, or the same error line, for every bad-input and corpus file."""
+    import yaml
+
+    from kubectl_dynamo import manifests
+    from kubectl_dynamo.errors import InputError
+
+    def outcome(path):
+        try:
+            return [d.data for d in manifests.load(str(path))]
+        except InputError as e:
+            return str(e)
+
+    paths = badinput.files() + sorted(CORPUS_DIR.rglob("*.yaml"))
+    with_libyaml = [outcome(p) for p in paths]
+    monkeypatch.delattr(yaml.cyaml, "CParser")
+    manifests._loader_class.cache_clear()
+    try:
+        assert "PyParser" in [c.__name__ for c in manifests._loader_class().__mro__]
+        assert [outcome(p) for p in paths] == with_libyaml
+    finally:
+        manifests._loader_class.cache_clear()
+
+
 def test_corpus_has_every_reproduced_case():
     names = {p.stem for p in badinput.files()}
     for case in ("alias-bomb", "spec-list", "spec-null", "components-int", "components-null", "env-without-name",
