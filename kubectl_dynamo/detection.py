@@ -9,10 +9,13 @@ can hold secret values); health from the controller Deployments' available repli
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from .operator import selection, versions
 from .result import Result
+
+if TYPE_CHECKING:
+    from .explain import ClusterContext
 
 KAI_GROUPS = ("scheduling.run.ai", "kai.scheduler")
 VOLCANO_GROUPS = ("scheduling.volcano.sh", "batch.volcano.sh")
@@ -205,20 +208,9 @@ def effective_gates(facts: Facts, operator_present: bool) -> selection.Gates:
     return selection.compute_gates((facts.groups or {}).keys(), config)
 
 
-@dataclass
-class ClusterContext:
-    """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
-    version and MPI secret name (None = unknown), and notes on what could not be read."""
-
-    gates: object = None
-    kai_queues: Optional[list] = None
-    operator_version: Optional[str] = None
-    ssh_secret_name: Optional[str] = None
-    notes: List[str] = field(default_factory=list)
-
-
 def operator_context(facts: Facts) -> ClusterContext:
     """The context ``explain dgd NAME`` and ``doctor`` render DGDs in."""
+    from .explain import ClusterContext
     from .operator.context import MPI_SSH_SECRET_DEFAULT
 
     op = find_dynamo_operator(facts.deployments)

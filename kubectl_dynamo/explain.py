@@ -7,17 +7,28 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, NamedTuple, Optional, Sequence
 
 from . import schema
-from .checks import catalogue
-from .detection import ClusterContext
 from .manifests import Document
 from .operator import validate
 from .operator.render import explain_dgd
 
 DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
              "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
+
+
+class ClusterContext(NamedTuple):
+    """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
+    version and MPI secret name (None = unknown), and notes on what could not be read. Here, not in
+    detection.py (which fills it): explain -f renders without a cluster and does not import that.
+    A NamedTuple, not a dataclass: creating that class cost every explain -f ~0.8 ms."""
+
+    gates: object = None
+    kai_queues: Optional[list] = None
+    operator_version: Optional[str] = None
+    ssh_secret_name: Optional[str] = None
+    notes: Sequence[str] = ()
 
 
 SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
@@ -41,8 +52,11 @@ def validation(doc: dict, *, full: bool = True) -> tuple:
     if any(e["structural"] for e in errors):
         return plain, out, False
     problems = dgd_problems(plain)
-    out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", catalogue.entry(code).fix)
-            for code, path, message, _ in problems]
+    if problems:
+        from .checks.catalogue import entry  # the catalogue (~0.6 ms to load) only when there is a finding
+
+        out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", entry(code).fix)
+                for code, path, message, _ in problems]
     simulate = not any(structural for *_, structural in problems)
     if not full or not simulate:
         return plain, out, simulate

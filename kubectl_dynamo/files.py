@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 
 from .errors import InputError
 
@@ -93,6 +92,8 @@ def atomic_write(path: str, text: str) -> None:
     if st is not None and (st.st_nlink > 1 or not _can_give(st)):
         _write_in_place(target, data)
         return
+    import tempfile  # not at module level: every manifest read imports this module; tempfile costs ~3 ms
+
     directory = os.path.dirname(os.path.abspath(target))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)

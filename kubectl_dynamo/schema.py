@@ -3,8 +3,10 @@
 The bundled CRD (``data/crds/nvidia.com_dynamographdeployments.yaml``, 1.5.0) is 1.6 MB of YAML;
 parsing it on every ``explain -f`` would dominate the run time, so ``data/dgd-schema.json`` holds
 the two versions' ``openAPIV3Schema`` as JSON, generated from the CRD by
-``python -m kubectl_dynamo.schema`` (a unit test checks they agree), and ``data/dgd-validation.json``
-the same converted for validation (10x smaller, loads in milliseconds). Generation adds the 1.6.0
+``python -m kubectl_dynamo.schema`` (a unit test checks they agree), and ``data/dgd-validation-VERSION.json``
+each version's converted for validation (10x smaller, loads in milliseconds; one file per version
+because a DGD is validated against its own version only), and ``data/dgd-defaults.json`` the
+``default:`` values alone (``operator/defaults.py``). Generation adds the 1.6.0
 ``components[].roles[]`` field to v1beta1 (from the 1.6.0 docs; the 1.5.0 CRD lacks it).
 """
 
@@ -22,7 +24,7 @@ KIND = "DynamoGraphDeployment"
 VERSIONS = ("v1alpha1", "v1beta1")
 CRD_FILE = "crds/nvidia.com_dynamographdeployments.yaml"
 SCHEMA_FILE = "dgd-schema.json"  # openAPIV3Schema per version, with descriptions (field docs)
-VALIDATION_FILE = "dgd-validation.json"  # the same, converted for validation, without descriptions
+VALIDATION_FILE = "dgd-validation-{}.json"  # one version's, converted for validation, without descriptions
 
 ROLES_DESCRIPTION = (
     "Roles of a multinode component (Dynamo 1.6.0+): exactly `leader` and `worker`. `replicas` defaults to 1 "
@@ -116,8 +118,8 @@ def generate_validation(generated: dict) -> dict:
 
 @functools.cache
 def validation_schema(version: str) -> dict:
-    with open(_data(VALIDATION_FILE), encoding="utf-8") as f:
-        return json.load(f)[version]
+    with open(_data(VALIDATION_FILE.format(version)), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def schema_errors(doc: dict) -> List[dict]:
@@ -270,10 +272,20 @@ def type_name(node: dict) -> str:
     return {"string": "string", "integer": "integer", "boolean": "boolean", "number": "number"}.get(t, t or "Object")
 
 
-if __name__ == "__main__":  # regenerate the data files from the bundled CRD
+def data_files() -> dict:
+    """Every data file generated from the bundled CRD: ``{file name: its text}``."""
+    from .operator import defaults
+
     generated = generate()
-    for name, data in ((SCHEMA_FILE, generated), (VALIDATION_FILE, generate_validation(generated))):
+    validation = json.loads(json.dumps(generate_validation(generated)))  # as the validation files are read
+    files = [(SCHEMA_FILE, generated), *((VALIDATION_FILE.format(v), root) for v, root in validation.items()),
+             (defaults.DEFAULTS_FILE, defaults.generate(validation))]
+    return {name: json.dumps(data, separators=(",", ":"), sort_keys=True) for name, data in files}
+
+
+if __name__ == "__main__":  # regenerate the data files from the bundled CRD
+    for name, text in data_files().items():
         target = _data(name)
         with open(target, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"), sort_keys=True)
+            f.write(text)
         print(f"wrote {target}", file=sys.stderr)

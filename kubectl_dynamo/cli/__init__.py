@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -128,4 +129,8 @@ def code_from(code) -> int:
 
 
 def run() -> None:  # console_scripts entry point
-    sys.exit(main())
+    code = main()
+    # The process ends here: without this the interpreter's final collections walk every object
+    # still alive (all the imported modules, the parsed schema) for nothing, ~10 ms of explain -f.
+    gc.freeze()
+    sys.exit(code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import UsageError
-from .options import emit, kube_options
+from .options import collector_paused, emit, kube_options
 
 
 @click.command("explain")
@@ -26,6 +26,7 @@ from .options import emit, kube_options
               show_default=True, help="Field docs: the DGD API version to document.")
 @click.option("--cluster-schema", is_flag=True, help="Field docs: read the CRD from the cluster instead of the bundled one.")
 @kube_options(all_namespaces=False)
+@collector_paused()  # one input of at most 4 MiB, or one live DGD
 def explain_command(target, name, filename, orchestrator, operator_version, objects, changes, recursive, api_version,
                     cluster_schema, opts):
     """Show exactly what the Dynamo operator renders for a DynamoGraphDeployment.

@@ -6,9 +6,10 @@ parsed here, after the subcommand (the sqlite-utils ``output_options`` pattern).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+import gc
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 import click
 
@@ -23,13 +24,14 @@ DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KI
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 
-@dataclass
-class Options:
-    connection: Tuple[Optional[str], ...]  # --kubeconfig, --context, -n, --request-timeout
-    all_namespaces: bool
-    output: str
-    verbose: bool
-    env: Environment
+class Options:  # not a dataclass: creating that class cost every command ~1 ms
+    def __init__(self, connection: Tuple[Optional[str], ...], all_namespaces: bool, output: str, verbose: bool,
+                 env: Environment) -> None:
+        self.connection = connection  # --kubeconfig, --context, -n, --request-timeout
+        self.all_namespaces = all_namespaces
+        self.output = output
+        self.verbose = verbose
+        self.env = env
 
     @functools.cached_property
     def target(self) -> Target:
@@ -92,6 +94,20 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
         return wrapper
 
     return decorate
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a command with bounded work runs (as a decorator): its
+    imports and parsed data hold no garbage cycles, the collector would only walk them again and
+    again (explain -f: ~17 collections, ~2.5 ms)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def emit(opts: Options, result: Result) -> None:

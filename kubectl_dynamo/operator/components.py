@@ -8,8 +8,7 @@ other type (``default``, ``main``, none) gets only the common container and pod 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 from . import api
 
@@ -30,8 +29,7 @@ INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
 GLOBAL_DYNAMO_NAMESPACE = "dynamo"
 
 
-@dataclass
-class ComponentContext:
+class ComponentContext(NamedTuple):  # not a dataclass: creating that class cost every explain -f ~0.7 ms
     """What the type defaults read (the operator's ComponentContext)."""
 
     component_type: str

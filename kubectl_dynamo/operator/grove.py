@@ -8,7 +8,6 @@ injects ``GROVE_PCSG_NAME``, ``GROVE_PCSG_INDEX``, ``GROVE_PCLQ_POD_INDEX``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, List, Optional, Tuple
 
 from .deployer import MultinodeDeployer
@@ -24,13 +23,14 @@ def _pcsg_host(service: str, clique: str, index: str) -> str:
     return f"$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-{service.lower()}-{clique}-{index}.$(GROVE_HEADLESS_SERVICE)"
 
 
-@dataclass
 class GroveDeployer(MultinodeDeployer):
-    # Inter-pod GMS engines: one clique per rank (``<comp>-ldr``, ``<comp>-wkr-<rank>``) whose
-    # pods are the primary and its shadows, so the rank is static and the peer is pod-indexed.
-    gms_rank: Optional[int] = None
-
     name = "grove"
+
+    def __init__(self, portable: bool = False, gms_rank: Optional[int] = None) -> None:
+        super().__init__(portable)
+        # Inter-pod GMS engines: one clique per rank (``<comp>-ldr``, ``<comp>-wkr-<rank>``) whose
+        # pods are the primary and its shadows, so the rank is static and the peer is pod-indexed.
+        self.gms_rank = gms_rank
 
     def leader_hostname(self, service: str) -> str:
         return _pcsg_host(service, LEADER_SUFFIX, "$(GROVE_PCLQ_POD_INDEX)" if self.gms_rank is not None else "0")

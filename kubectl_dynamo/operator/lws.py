@@ -13,7 +13,6 @@ form** ([UNVERIFIED] which 1.0.x/1.1.x release first shipped the new form).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from . import api, versions
@@ -28,11 +27,12 @@ VERSION_DIFFERENCES = [
 ]
 
 
-@dataclass
 class LWSDeployer(MultinodeDeployer):
-    operator_version: Optional[str] = None
-
     name = "lws"
+
+    def __init__(self, portable: bool = False, operator_version: Optional[str] = None) -> None:
+        super().__init__(portable)
+        self.operator_version = operator_version
 
     @property
     def old_form(self) -> bool:

@@ -57,9 +57,9 @@ def _sub_component_type(annotations: Dict[str, str], component: dict) -> str:
 
 
 def _model_hash(name: str) -> str:
-    import hashlib
+    from .workerhash import sha256_hex
 
-    return hashlib.sha256(name.encode()).hexdigest()[:8]
+    return sha256_hex(name.encode())[:8]
 
 
 def _metadata(component: dict) -> dict:

@@ -236,7 +236,7 @@ def generate_pod_spec(
     container["env"] = merge_envs(container.get("env") or [], topology_env or [])
     sidecar_mounts = copy.deepcopy(container.get("volumeMounts") or [])
     # 5: backend
-    ctx.compilation_cache_path = cache_path if framework == "vllm" else None
+    ctx = ctx._replace(compilation_cache_path=cache_path if framework == "vllm" else None)
     backend = backends.BACKENDS.get(framework)
     if backend is not None:
         decision = backend.update_container(container, ctx)

@@ -15,8 +15,7 @@ The operator (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, NamedTuple, Optional
 
 from .api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
 
@@ -33,8 +32,7 @@ ERR_SCHEDULER_CONFLICT = "scheduler_integration_conflict"
 ERR_PROVIDER_UNAVAILABLE = "selected_workload_provider_unavailable"
 
 
-@dataclass(frozen=True)
-class Gates:
+class Gates(NamedTuple):  # NamedTuples, not frozen dataclasses: creating those classes cost explain -f ~2 ms
     """The operator's effective feature gates. None means unknown (could not be determined)."""
 
     grove: Optional[bool]
@@ -42,7 +40,7 @@ class Gates:
     kai_scheduler: Optional[bool]
     volcano_scheduler: bool = False
     # Start-up errors the operator would refuse to run with (an explicit gate whose API is missing).
-    errors: tuple = field(default=())
+    errors: tuple = ()
 
     def as_json(self) -> dict:
         return {"grove": self.grove, "lws": self.lws, "kaiScheduler": self.kai_scheduler}
@@ -97,8 +95,7 @@ def compute_gates(groups: Iterable[str], config: Optional[Mapping] = None) -> Ga
     return Gates(grove=grove, lws=lws, kai_scheduler=kai, volcano_scheduler=volcano_sched, errors=tuple(errors))
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     provider: str  # "grove" | "component"
     orchestrator: Optional[str]  # "grove" | "lws" | None
     scheduler: Optional[str]
@@ -107,7 +104,7 @@ class Selection:
     reason: str
 
     def as_json(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
 
 def wants_grove(annotations: Optional[Mapping]) -> bool:

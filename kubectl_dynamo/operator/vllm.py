@@ -15,7 +15,7 @@ the rendered args are rewritten to the long form is [UNVERIFIED] — modelled as
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import List, Mapping, Optional
 
 from . import api, versions
 from .context import LEADER, MAIN, WORKER, Decision, RoleContext
@@ -100,7 +100,7 @@ def flag_value(tokens: List[str], flag: str) -> int:
     return 1
 
 
-def should_use_mp(annotations: Dict[str, str]) -> bool:
+def should_use_mp(annotations: Mapping[str, str]) -> bool:
     """Annotation mp/ray wins (case-insensitive); else mp iff origin version >= 1.0.0."""
     value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
@@ -108,7 +108,7 @@ def should_use_mp(annotations: Dict[str, str]) -> bool:
     return versions.at_least(annotations.get(api.ANN_ORIGIN_VERSION), api.VLLM_MP_ORIGIN_SINCE)
 
 
-def _mp_reason(annotations: Dict[str, str]) -> str:
+def _mp_reason(annotations: Mapping[str, str]) -> str:
     value = (annotations.get(api.ANN_VLLM_EXECUTOR_BACKEND) or "").lower()
     if value in ("mp", "ray"):
         return f"{api.ANN_VLLM_EXECUTOR_BACKEND}: {value}"

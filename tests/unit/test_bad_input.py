@@ -69,6 +69,31 @@ def test_bad_input_corpus(path):
             assert "spec" in out or "metadata" in out
 
 
+def test_without_libyaml_the_input_layer_answers_the_same(monkeypatch):
+    """The pure-Python parser (PyYAML built without libyaml) is the fallback of the C one: the same
+    documents, or the same error line, for every bad-input and corpus file."""
+    import yaml
+
+    from kubectl_dynamo import manifests
+    from kubectl_dynamo.errors import InputError
+
+    def outcome(path):
+        try:
+            return [d.data for d in manifests.load(str(path))]
+        except InputError as e:
+            return str(e)
+
+    paths = badinput.files() + sorted(CORPUS_DIR.rglob("*.yaml"))
+    with_libyaml = [outcome(p) for p in paths]
+    monkeypatch.delattr(yaml.cyaml, "CParser")
+    manifests._loader_class.cache_clear()
+    try:
+        assert "PyParser" in [c.__name__ for c in manifests._loader_class().__mro__]
+        assert [outcome(p) for p in paths] == with_libyaml
+    finally:
+        manifests._loader_class.cache_clear()
+
+
 def test_corpus_has_every_reproduced_case():
     names = {p.stem for p in badinput.files()}
     for case in ("alias-bomb", "spec-list", "spec-null", "components-int", "components-null", "env-without-name",
@@ -108,6 +133,29 @@ def test_stdin_not_utf8_is_a_usage_error():
 def test_stdin_control_character_in_upgrade():
     code, err, _ = cli("upgrade", "dgd", "-f", "-", input=b"kind: x\nmetadata: {name: a\x00}\n")
     assert_one_error(code, err, 2, "U+0000")
+
+
+# YAML 1.1 (yaml.org/spec/1.1, production [1] c-printable): the characters a YAML stream may hold.
+C_PRINTABLE = ((0x09, 0x09), (0x0A, 0x0A), (0x0D, 0x0D), (0x20, 0x7E), (0x85, 0x85), (0xA0, 0xD7FF),
+               (0xE000, 0xFFFD), (0x10000, 0x10FFFF))
+
+
+def test_exactly_the_characters_outside_c_printable_are_refused():
+    """Every character below U+3000 and each side of every range edge, inside a quoted value."""
+    from kubectl_dynamo.errors import InputError
+    from kubectl_dynamo.manifests import parse
+
+    edges = {c + d for lo, hi in C_PRINTABLE for c in (lo, hi) for d in (-1, 0, 1)}
+    for code in sorted(set(range(0x3000)) | edges):
+        if not 0 <= code <= 0x10FFFF:
+            continue
+        allowed = any(lo <= code <= hi for lo, hi in C_PRINTABLE)
+        try:
+            parse(f'a: "x{chr(code)}"\n', "t.yaml")
+            refused = False
+        except InputError as e:
+            refused = f"U+{code:04X} is not allowed in YAML" in str(e)
+        assert refused != allowed, hex(code)
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])

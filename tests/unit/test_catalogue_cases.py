@@ -36,7 +36,8 @@ from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks.catalogue import CATALOGUE, entry
 from kubectl_dynamo.cluster import execute
-from kubectl_dynamo.detection import ClusterContext, Facts, detect, operator_context
+from kubectl_dynamo.detection import Facts, detect, operator_context
+from kubectl_dynamo.explain import ClusterContext
 from tests.integration import world
 from tests.unit import builders as b
 

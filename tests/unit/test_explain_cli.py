@@ -169,3 +169,27 @@ def test_objects_related_services_model_and_elastic_ep():
     lora = load(str(CORPUS_DIR / "v1.0.1" / "examples_backends_vllm_deploy_lora_agg_lora.yaml"))
     item = explain_documents(lora, objects=True)["items"][0]  # modelRef.name: Qwen/Qwen3-0.6B
     assert f"dynamo-model-{hashlib.sha256(b'Qwen/Qwen3-0.6B').hexdigest()[:8]}" in item["related"]["services"]
+
+
+def test_the_collector_is_paused_while_explain_runs_and_restored_after(tmp_path, monkeypatch):
+    """explain reads and renders with the cyclic collector off, whatever it ends with (output,
+    findings, unreadable input), and turns it on again afterwards."""
+    import gc
+
+    from kubectl_dynamo import manifests
+    from kubectl_dynamo.cli import main
+
+    enabled_while_reading = []
+    real_load = manifests.load
+
+    def load_and_look(*args, **kwargs):
+        enabled_while_reading.append(gc.isenabled())
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(manifests, "load", load_and_look)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [\n")
+    for path, code in ((CORPUS[0], 0), (MIXED, 1), (bad, 2)):
+        assert main(["explain", "dgd", "-f", str(path)]) == code
+        assert gc.isenabled()
+    assert enabled_while_reading == [False, False, False]

@@ -93,8 +93,7 @@ class TestVLLMWorkedExamples:
     @pytest.mark.parametrize("role", [LEADER, WORKER])
     def test_ac21_decode_2x4_tp8_grove_mp(self, role):
         c = {"command": ["python3", "-m", "dynamo.vllm"], "args": ["--model", "Qwen/Qwen3-0.6B", "--tensor-parallel-size", "8"]}
-        cx = ctx(role, 2, gpus=4, annotations=ORIGIN_1_0)
-        cx.service = "decode"
+        cx = ctx(role, 2, gpus=4, annotations=ORIGIN_1_0)._replace(service="decode")
         vllm.update_container(c, cx)
         lh = "$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-decode-ldr-0.$(GROVE_HEADLESS_SERVICE)"
         if role == LEADER:

@@ -180,6 +180,17 @@ def test_worker_hash_of_the_operators_stored_dgd(stored: dict):
     assert workerhash.compute(stored, backend) == stored["metadata"]["annotations"][api.ANN_WORKER_HASH_V2]
 
 
+def test_sha256_without_openssl_is_sha256():
+    """The digest behind the worker and model hashes (CPython's built-in SHA-256 when it has one):
+    the FIPS 180-2 examples (one block, two blocks once padded) and the empty message."""
+    from kubectl_dynamo.operator.workerhash import sha256_hex
+
+    assert sha256_hex(b"abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sha256_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == (
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    assert sha256_hex(b"") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
 def _alpha_dgds():
     for golden in GOLDENS:
         recorded = json.loads(golden.read_text())

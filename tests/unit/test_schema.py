@@ -4,13 +4,45 @@ from kubectl_dynamo import schema
 
 
 def test_bundled_json_matches_the_crd():
-    """data/dgd-schema.json and dgd-validation.json are generated from the bundled CRD:
-    regenerate with `python -m kubectl_dynamo.schema` after changing either."""
-    generated = json.loads(json.dumps(schema.generate()))
-    with open(schema._data(schema.SCHEMA_FILE)) as f:
-        assert json.load(f) == generated
-    with open(schema._data(schema.VALIDATION_FILE)) as f:
-        assert json.load(f) == json.loads(json.dumps(schema.generate_validation(generated)))
+    """data/dgd-schema.json, dgd-validation-VERSION.json and dgd-defaults.json are generated from the
+    bundled CRD: regenerate with `python -m kubectl_dynamo.schema` after changing it or a generator.
+    Byte for byte: the order of keys in dgd-defaults.json is the order defaults are inserted in."""
+    for name, text in schema.data_files().items():
+        with open(schema._data(name), encoding="utf-8") as f:
+            assert f.read() == text, f"{name} is stale: run python -m kubectl_dynamo.schema"
+
+
+def test_defaults_tree_holds_every_default_of_the_schema():
+    """Every ``default:`` of the validation schema is in the shipped tree at its path, and nothing else."""
+    from kubectl_dynamo.operator import defaults
+
+    def walk(node, path, out):
+        if not isinstance(node, dict):
+            return
+        for key, child in (node.get("properties") or {}).items():
+            if isinstance(child, dict) and "default" in child:
+                out[(*path, "d", key)] = child["default"]
+            walk(child, (*path, "p", key), out)
+        walk(node.get("items"), (*path, "i"), out)
+        walk(node.get("additionalProperties"), (*path, "a"), out)
+        return out
+
+    def leaves(branch, path, out):
+        for kind, children in branch.items():
+            for key, value in (children.items() if kind in ("d", "p") else [(None, children)]):
+                where = (*path, kind) if key is None else (*path, kind, key)
+                if kind == "d":
+                    out[where] = value
+                else:
+                    leaves(value, where, out)
+        return out
+
+    with open(schema._data(defaults.DEFAULTS_FILE), encoding="utf-8") as f:
+        shipped = json.load(f)["versions"]
+    assert set(shipped) == set(schema.VERSIONS)
+    for version in schema.VERSIONS:
+        expected = walk(schema.validation_schema(version), (), {})
+        assert expected and leaves(shipped[version], (), {}) == expected, version
 
 
 def test_validator_knows_every_keyword_the_schema_uses():
