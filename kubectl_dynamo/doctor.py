@@ -33,6 +33,7 @@ from .detection import detect, operator_context
 from .explain import unsimulated, validation
 from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
 from .operator.api import LABEL_DGD as DGD_LABEL
+from .operator.context import MPI_SSH_SECRET_DEFAULT
 from .operator.render import explain_dgd
 
 GROVE_CLIQUE = "grove.io/podclique"
@@ -50,6 +51,7 @@ KAI_GROUP_ANNOTATION = "pod-group-name"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
+EventKey = Tuple[Optional[str], Optional[str], Optional[str]]  # an event's involvedObject, as it names it
 
 
 @dataclass
@@ -216,7 +218,7 @@ class Index:
     nodes: Optional[Dict[str, dict]]  # None when nodes could not be read
     volcano_podgroups: Optional[Dict[tuple, dict]]
     kai_podgroups: Optional[Dict[tuple, dict]]
-    events: Dict[Key, List[dict]]
+    events: Dict[EventKey, List[dict]]
     objects: Dict[Key, dict]
     children: Dict[Key, List[Key]]
     deployments: List[dict]
@@ -261,7 +263,7 @@ def build_index(snapshot) -> Index:
     for key, o in objects.items():
         for ref in (o.get("metadata") or {}).get("ownerReferences") or []:
             children.setdefault((ref.get("kind"), key[1], ref.get("name")), []).append(key)
-    events: Dict[Key, List[dict]] = {}
+    events: Dict[EventKey, List[dict]] = {}
     for e in snapshot.events:
         io = e.get("involvedObject") or {}
         events.setdefault((io.get("kind"), io.get("namespace"), io.get("name")), []).append(e)
@@ -301,6 +303,7 @@ def _int(value) -> Optional[int]:
 
 def build_views(snapshot) -> List[DgdView]:
     ctx = operator_context(snapshot.facts)
+    secret_name = ctx.ssh_secret_name or MPI_SSH_SECRET_DEFAULT  # operator_context always names one
     index = build_index(snapshot)
     by_dgd: Dict[tuple, List[PodInfo]] = {}
     for pod in snapshot.pods:
@@ -311,7 +314,7 @@ def build_views(snapshot) -> List[DgdView]:
     for dgd in sorted(snapshot.dgds, key=lambda d: (d["metadata"].get("namespace", ""), d["metadata"]["name"])):
         plain, found, simulate = validation(dgd, full=False)  # the type gate: a DGD the simulation cannot read is not simulated
         explained = explain_dgd(plain, operator_version=ctx.operator_version, gates=ctx.gates, kai_queues=ctx.kai_queues,
-                                ssh_secret_name=ctx.ssh_secret_name) if simulate else unsimulated(plain, found, None)
+                                ssh_secret_name=secret_name) if simulate else unsimulated(plain, found, None)
         pods = by_dgd.get((dgd["metadata"].get("namespace"), dgd["metadata"]["name"]), [])
         comps = []
         for c in explained["components"]:
@@ -328,7 +331,7 @@ def build_views(snapshot) -> List[DgdView]:
             lineage.add(_key(p.raw, "Pod"))
             if p.pod_group:
                 lineage.add(("PodGroup", p.namespace, p.pod_group[1]))
-        views.append(DgdView(dgd, explained, comps, snapshot, ctx.ssh_secret_name, index, lineage))
+        views.append(DgdView(dgd, explained, comps, snapshot, secret_name, index, lineage))
     return views
 
 
@@ -438,7 +441,7 @@ def name_symptoms(findings: List[Finding]) -> List[Finding]:
         if f.where is None and f.cause is None:
             hit = caused.get((f.code, _objkey(f.object)), [])
             worst = [c for c in hit if c.severity == "error"] or hit
-            dgds = sorted({f"{c.where[0]}/{c.where[1]}" for c in worst})
+            dgds = sorted({f"{c.where[0]}/{c.where[1]}" for c in worst if c.where})
             if dgds:
                 f = replace(f, message=f"{f.message}; it breaks {', '.join(sorted({c.code for c in worst}))} of DGD "
                                        f"{', '.join(dgds)}")

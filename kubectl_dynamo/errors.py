@@ -25,6 +25,16 @@ class DynamoError(Exception):
         self.detail = detail  # shown with -v
 
 
+class ApiError(DynamoError):
+    """An API server error no narrower class names (e.g. 409 Conflict, 422 Invalid): its HTTP
+    ``status`` and decoded ``body`` (a Status object, or None) tell callers what was refused."""
+
+    def __init__(self, message: str, status: int, body: object):
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
 class UsageError(DynamoError):
     exit_code = ExitCode.USAGE
 

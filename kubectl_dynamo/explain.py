@@ -89,10 +89,11 @@ def explain_documents(docs: List[Document], *, orchestrator=None, operator_versi
     context = context or ClusterContext()
     items, skipped = [], []
     for d in docs:
-        if not d.is_dgd:
-            skipped.append({"document": d.index + 1, "kind": d.kind, "reason": "not a DynamoGraphDeployment"})
+        dgd = d.dgd
+        if dgd is None:
+            skipped.append({"document": d.position + 1, "kind": d.kind, "reason": "not a DynamoGraphDeployment"})
             continue
-        items.append(explain_one(d.data, orchestrator=orchestrator, operator_version=operator_version,
+        items.append(explain_one(dgd, orchestrator=orchestrator, operator_version=operator_version,
                                  context=context, objects=objects, changes=changes))
     return {"items": items, "skipped": skipped}
 
@@ -126,7 +127,8 @@ def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[st
     """explain's result for a DGD the simulation cannot read: its findings and no components."""
     from .operator import versions
 
-    meta = plain.get("metadata") if isinstance(plain.get("metadata"), dict) else {}
+    meta = plain.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
     text = lambda v: v if isinstance(v, str) else None  # noqa: E731
     return {"name": text(meta.get("name")) or "", "namespace": text(meta.get("namespace")),
             "apiVersion": text(plain.get("apiVersion")) or "", "operatorVersion": operator_version or versions.NEWEST,

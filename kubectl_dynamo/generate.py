@@ -234,7 +234,7 @@ def _gpu_resources(gpus: int, api_version: str) -> dict:
 
 
 def _container(image: str, command: List[str], args: List[str], gpus: int = 0) -> dict:
-    c = {"name": "main", "image": image, "command": command}
+    c: dict = {"name": "main", "image": image, "command": command}
     if args:
         c["args"] = args
     if gpus:

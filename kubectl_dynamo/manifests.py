@@ -62,7 +62,7 @@ def _size_text(n: int) -> str:
 
 
 class Document(NamedTuple):  # not a dataclass: creating that class cost every manifest read ~0.6 ms
-    index: int  # 0-based position in the stream
+    position: int  # 0-based, in the stream (not "index": that would shadow tuple.index)
     data: object  # the parsed document (dict for Kubernetes objects)
 
     @property
@@ -71,15 +71,24 @@ class Document(NamedTuple):  # not a dataclass: creating that class cost every m
         return kind if isinstance(kind, str) else None
 
     @property
+    def dgd(self) -> Optional[dict]:
+        """The document if it is a nvidia.com DynamoGraphDeployment, else None."""
+        data = self.data
+        if isinstance(data, dict) and data.get("kind") == DGD_KIND and \
+                str(data.get("apiVersion", "")).startswith("nvidia.com/"):
+            return data
+        return None
+
+    @property
     def is_dgd(self) -> bool:
-        return self.kind == DGD_KIND and str(self.data.get("apiVersion", "")).startswith("nvidia.com/")
+        return self.dgd is not None
 
     def label(self) -> str:
         if not isinstance(self.data, dict):
-            return f"document {self.index + 1}"
+            return f"document {self.position + 1}"
         meta = self.data.get("metadata")
         name = (meta.get("name") if isinstance(meta, dict) else None) or "?"
-        return f"{self.kind or 'unknown kind'}/{name} (document {self.index + 1})"
+        return f"{self.kind or 'unknown kind'}/{name} (document {self.position + 1})"
 
 
 # -- bytes ------------------------------------------------------------------------------------
@@ -189,8 +198,10 @@ def _loader_class():
                 mapping[key if isinstance(key, str) else _key_text(key)] = self.construct_object(value_node, deep=deep)
             return mapping
 
-    Constructor.add_constructor(_TAG + "timestamp", Constructor.construct_yaml_timestamp)
-    Constructor.add_constructor(_TAG + "map", Constructor.construct_yaml_map)
+    # types-PyYAML types a constructor's first argument as a full Loader; PyYAML passes the loader
+    # instance, of which this class is a base. (The map constructor SafeConstructor registers already
+    # calls construct_mapping on the instance, so the override above needs no registration.)
+    Constructor.add_constructor(_TAG + "timestamp", Constructor.construct_yaml_timestamp)  # type: ignore[type-var]
 
     class Loader(parser, Constructor, Resolver):  # type: ignore[misc, valid-type]
         def __init__(self, stream):

@@ -182,12 +182,12 @@ def require_structure(docs, source: str) -> Optional[str]:
             problems = [(e["path"], e["message"]) for e in errors if e["structural"]]
             first = next((e for e in errors if not e["structural"]), None)
             if other is None and first is not None:
-                other = f"document {d.index + 1}: {first['path']}: {first['message']}"
+                other = f"document {d.position + 1}: {first['path']}: {first['message']}"
             problems += [(p, m) for _, p, m, structural in dgd_problems(plain) if structural] if not problems else []
         if problems:
             path, message = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise InvalidContent(f"{source}: document {d.index + 1}: {path}: {message}{more} (schema-invalid)",
+            raise InvalidContent(f"{source}: document {d.position + 1}: {path}: {message}{more} (schema-invalid)",
                                  detail="\n".join(f"{p}: {m}" for p, m in problems))
     return other
 
@@ -260,7 +260,7 @@ def fields(node: dict) -> Iterator[tuple]:
 
 
 def type_name(node: dict) -> str:
-    t = node.get("type")
+    t: Optional[str] = node.get("type")
     if node.get("x-kubernetes-int-or-string"):
         return "IntOrString"
     if t == "array":
@@ -269,7 +269,7 @@ def type_name(node: dict) -> str:
     if t == "object":
         return "map[string]" + type_name(node["additionalProperties"]) if isinstance(
             node.get("additionalProperties"), dict) and not node.get("properties") else "Object"
-    return {"string": "string", "integer": "integer", "boolean": "boolean", "number": "number"}.get(t, t or "Object")
+    return t or "Object"
 
 
 def data_files() -> dict:

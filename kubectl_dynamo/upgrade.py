@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import io
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
@@ -138,6 +139,8 @@ def detect_indent(doc: Any) -> Tuple[int, int, int]:
         lc = getattr(node, "lc", None)
         flow = is_flow(node)
         if isinstance(node, Mapping):
+            if lc is None:  # not loaded from the text (no positions)
+                return
             for k in node:
                 v = node[k]
                 try:
@@ -251,7 +254,9 @@ def _drop_old_origin(doc: Any) -> List[dict]:
     """A manifest carrying an origin version < 1.6 would keep the pre-1.6 behaviour if it were
     re-created with that annotation; the webhook stamps a fresh one when it is absent."""
     anns = (doc.get("metadata") or {}).get("annotations")
-    origin = anns.get(api.ANN_ORIGIN_VERSION) if isinstance(anns, Mapping) else None
+    if not isinstance(anns, MutableMapping):
+        return []
+    origin = anns.get(api.ANN_ORIGIN_VERSION)
     if origin is None or versions.at_least(str(origin), api.TOPOLOGY_SINCE):
         return []
     del anns[api.ANN_ORIGIN_VERSION]
@@ -300,7 +305,7 @@ def _alias_for(match: re.Match, alias: str) -> str:
 
 def alias_string(text: str) -> str:
     for pattern, alias, _ in _ALIASES:
-        text = pattern.sub(lambda m, a=alias: _alias_for(m, a), text)
+        text = pattern.sub(functools.partial(_alias_for, alias=alias), text)
     return text
 
 
@@ -374,6 +379,7 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
+    assert main is not None  # rewrite_role_templates checked the template has one
     command = [str(t) for t in main.get("command") or []]  # ruamel reads YAML 1.2: `1e3` is a float there
     if backend == "trtllm":
         plain = {"command": command, "args": list(main.get("args") or [])}
@@ -654,6 +660,7 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
         from .errors import InputError
         from .files import resolve_target, write_with_backup
 
+        assert filename is not None  # the command refuses --write without -f FILE
         if not result.changed:
             return Result(None, text="", verbatim=True, notes=[*notes, f"{filename}: nothing to change"])
         backup = filename + ".bak"

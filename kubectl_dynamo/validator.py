@@ -16,7 +16,7 @@ key among them, leave the simulation to run best effort (see ``explain.explain_o
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 KEYWORDS = {"type", "properties", "additionalProperties", "required", "items", "enum", "pattern", "anyOf",
             "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "maxProperties", "default",
@@ -51,7 +51,7 @@ def _types_text(t) -> str:
     return ", ".join(repr(x) for x in t) if isinstance(t, list) else repr(t)
 
 
-def errors(schema: dict, value, path: list = None) -> Iterator[Error]:
+def errors(schema: dict, value, path: Optional[list] = None) -> Iterator[Error]:
     path = path or []
     t = schema.get("type")
     if t is not None and not _type_ok(value, t):
@@ -68,8 +68,8 @@ def errors(schema: dict, value, path: list = None) -> Iterator[Error]:
             yield path, f"{_show(value)} is less than the minimum of {schema['minimum']!r}", "minimum"
         if "maximum" in schema and value > schema["maximum"]:
             yield path, f"{_show(value)} is greater than the maximum of {schema['maximum']!r}", "maximum"
-        low, high = _FORMAT_RANGE.get(schema.get("format"), (None, None))
-        if low is not None and not low <= value <= high:
+        bounds = _FORMAT_RANGE.get(schema.get("format") or "")
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
             yield path, f"{_show(value)} is out of the {schema['format']} range", "range"
     elif isinstance(value, list):
         if "maxItems" in schema and len(value) > schema["maxItems"]:

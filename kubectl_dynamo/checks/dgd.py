@@ -6,10 +6,14 @@ Each check receives a ``doctor.DgdView`` and yields ``Finding``s naming the obje
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from ..operator import api
 from .registry import Finding, check
 from .scheduling import enforcement, gpu_short
+
+if TYPE_CHECKING:  # doctor imports this module to register its checks
+    from ..doctor import PodInfo
 
 MIN_SHM_BYTES = 8 * 1024 ** 3  # the operator's default /dev/shm
 RESTARTS_CRASHLOOP = 3
@@ -159,7 +163,9 @@ def gang_partial(view):
 @check("scheduling-gated", scope="dgd")
 def scheduling_gated(view):
     """Pods stay SchedulingGated (Grove removes its gate once the PodGang exists)."""
-    gangs = None  # built at the first gated pod: per DGD it would cost every PodGang of the cluster
+    # (namespace, name) of the PodGangs, built at the first gated pod: per DGD it would cost every
+    # PodGang of the cluster
+    gangs: Optional[Set[Tuple[Optional[str], str]]] = None
     for c in view.components:
         for g in c.groups.values():
             for p in g.pods:
@@ -168,10 +174,10 @@ def scheduling_gated(view):
                 labels = (p.raw.get("metadata") or {}).get("labels") or {}
                 gang = labels.get("grove.io/podgang")
                 state = ""
-                if gang and gangs is None:
-                    gangs = {(pg["metadata"].get("namespace"), pg["metadata"]["name"])
-                             for pg in view.snapshot.podgangs or []}
                 if gang:
+                    if gangs is None:
+                        gangs = {(pg["metadata"].get("namespace"), pg["metadata"]["name"])
+                                 for pg in view.snapshot.podgangs or []}
                     state = " (its PodGang exists)" if (p.namespace, gang) in gangs else \
                         f" (PodGang {gang} does not exist)"
                 yield _f("scheduling-gated", "error", p.obj(),
@@ -192,7 +198,7 @@ def _active(p) -> bool:
 def rank_duplicate(view):
     """Two pods of one group claim the same rank."""
     for c, g in _groups(view):
-        seen = {}
+        seen: Dict[int, List[str]] = {}
         for p in g.pods:
             if p.rank is not None and _active(p):
                 seen.setdefault(p.rank, []).append(p.name)
@@ -328,7 +334,7 @@ def image_mismatch(view):
     """Leader and workers of one group run different images (mp, Ray and MPI need identical stacks)."""
     for c in _multinode(view):
         for g in c.groups.values():
-            images = {}
+            images: Dict[Optional[str], List[PodInfo]] = {}
             for p in filter(_active, g.pods):  # a rolling update replaces pods one by one
                 images.setdefault(p.main.get("image"), []).append(p)
             if len(images) > 1:
@@ -361,7 +367,7 @@ def shm_too_small(view):
             if mount is None:
                 yield _f("shm-too-small", "warning", p.obj(), f"{p.name} mounts nothing at /dev/shm (64Mi default)",
                          "set sharedMemorySize (v1beta1) or leave the operator's 8Gi default")
-            elif size is not None and size < MIN_SHM_BYTES:
+            elif vol is not None and size is not None and size < MIN_SHM_BYTES:
                 yield _f("shm-too-small", "warning", p.obj(),
                          f"{p.name} /dev/shm is {vol['emptyDir']['sizeLimit']} (< 8Gi); NCCL fails with "
                          "'No space left on device' for TP > 1",
@@ -407,7 +413,7 @@ def failed_mount(view):
 def _group_subdomains(view):
     """(namespace, subdomain) -> pods: Grove and LWS put every group pod under the headless Service
     named by ``spec.subdomain``; the leader address resolves through it."""
-    out = {}
+    out: Dict[Tuple[str, str], List[PodInfo]] = {}
     for c in _multinode(view):
         for g in c.groups.values():
             for p in g.pods:

@@ -24,7 +24,16 @@ from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
-from ..errors import ClusterUnreachable, DynamoError, Forbidden, InputError, NotFound, Unauthorized, UsageError
+from ..errors import (
+    ApiError,
+    ClusterUnreachable,
+    DynamoError,
+    Forbidden,
+    InputError,
+    NotFound,
+    Unauthorized,
+    UsageError,
+)
 
 SA_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 DEFAULT_TIMEOUT = 10.0  # seconds per request (kubectl waits forever by default; a diagnosis should not)
@@ -138,18 +147,22 @@ def _with_scheme(host: str, tls: bool) -> str:
     return ("https://" if tls else "http://") + host
 
 
-def _configuration_class(base):
+def _configuration_class() -> type:
     """The client's Configuration with client-go's scheme default for ``host``; a property, because
     the kubeconfig loader re-applies the kubeconfig's host before every request."""
+    from kubernetes.client import Configuration as base  # lazy: see the module docstring
 
+    # base.host is the property object; mypy types a property read off its class as the getter
+    # function (python/mypy#16090), hence the two attr-defined ignores.
     class Configuration(base):
         @property
         def host(self) -> str:
-            return _with_scheme(base.host.fget(self), bool(self.ssl_ca_cert or self.cert_file or not self.verify_ssl))
+            return _with_scheme(base.host.fget(self),  # type: ignore[attr-defined]
+                                bool(self.ssl_ca_cert or self.cert_file or not self.verify_ssl))
 
         @host.setter
         def host(self, value: str) -> None:
-            base.host.fset(self, value)
+            base.host.fset(self, value)  # type: ignore[attr-defined]
 
     return Configuration
 
@@ -163,7 +176,7 @@ class Cluster:
 
         _quiet_libraries()
         self.timeout = parse_duration(target.request_timeout)
-        cfg = _configuration_class(client.Configuration)()
+        cfg = _configuration_class()()
         paths = kubeconfig_paths(target)
         have_file = any(os.path.exists(p) for p in paths)
         joined = os.pathsep.join(paths)
@@ -254,10 +267,7 @@ class Cluster:
         if status >= 500 or _decode(raw) is None:
             return ClusterUnreachable(f"{method} {path}: the server at {self.server} answered HTTP {status}: "
                                       f"{message if _status_message(raw) else _what(ctype, raw)}")
-        err = DynamoError(f"{method} {path}: {message}")
-        err.status = status
-        err.body = _decode(raw)
-        return err
+        return ApiError(f"{method} {path}: {message}", status, _decode(raw))
 
     def stream(self, path: str, params: Optional[dict] = None, *, read_timeout: Optional[float] = None) -> Stream:
         """A streaming GET (pod logs, watches): the open response, read line by line as it arrives.

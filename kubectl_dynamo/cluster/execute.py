@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..checks.registry import Finding
 
@@ -49,6 +49,7 @@ def exit_code(status_text: str):
     ``... exit status N`` in the message."""
     import json
 
+    status: Dict[str, Any]  # the error channel carries a metav1.Status
     try:
         status = json.loads(status_text) if status_text else {"status": "Success"}
     except ValueError:
@@ -76,7 +77,8 @@ def count_ray_nodes(status_text: str) -> int:
 
 
 def run_exec_checks(cluster, views, *, timeout: float, only: Optional[list] = None) -> dict:
-    findings, skipped = [], []
+    findings: List[Finding] = []
+    skipped: List[dict] = []
     want = lambda code: not only or code in only  # noqa: E731
     for view in views:
         for c in view.components:

@@ -157,7 +157,7 @@ def _quantity_zero(v: Any) -> bool:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return v == 0
     m = re.match(r"^[+-]?(\d+(?:\.\d*)?|\.\d+)", str(v).strip())
-    return bool(m) and float(m.group(1)) == 0.0
+    return m is not None and float(m.group(1)) == 0.0
 
 
 def _merge_override(base: Mapping, over: Mapping, new_map) -> MutableMapping:
@@ -223,9 +223,10 @@ class _Converter:
     def run(self) -> tuple[Mapping, list[dict]]:
         doc = self.doc
         out = self.new_map(doc)
-        if getattr(doc, "ca", None) is not None and getattr(out, "ca", None) is not None:
-            out.ca.comment = doc.ca.comment  # document header comment
-            out.ca.end = doc.ca.end
+        doc_ca, out_ca = getattr(doc, "ca", None), getattr(out, "ca", None)  # ruamel comments
+        if doc_ca is not None and out_ca is not None:
+            out_ca.comment = doc_ca.comment  # document header comment
+            out_ca.end = doc_ca.end
         spec = doc.get("spec")
         new_spec = self.spec(spec) if isinstance(spec, Mapping) else spec
         status = doc.get("status")
@@ -266,9 +267,10 @@ class _Converter:
             if k != "annotations":
                 _carry(meta, k, new_meta)
         new_anns = self.new_map(anns)
-        for k in anns or {}:
+        old_anns = anns or {}
+        for k in old_anns:
             if k not in stale:
-                _carry(anns, k, new_anns)
+                _carry(old_anns, k, new_anns)
         if saved is not None:
             new_anns[ANN_DGD_SPEC] = saved
         if new_anns:
@@ -282,7 +284,7 @@ class _Converter:
         if self.save_pvcs is not None:
             spec["pvcs"] = _plain(self.save_pvcs)
         if self.save_services:
-            services = {}
+            services: dict[str, Any] = {}
             for name in sorted(self.save_services):
                 fields = self.save_services[name]
                 if fields is None:
@@ -588,7 +590,8 @@ class _Converter:
         mc = mc if isinstance(mc, Mapping) else None
         epm = svc.get("extraPodMetadata")
         fs = svc.get("frontendSidecar")
-        mounts = svc.get("volumeMounts") if isinstance(svc.get("volumeMounts"), list) else []
+        mounts = svc.get("volumeMounts")
+        mounts = mounts if isinstance(mounts, list) else []
         # hasPodTemplateContent
         if not (svc.get("resources") is not None or not _empty(svc.get("envs"))
                 or svc.get("envFromSecret") is not None
@@ -610,9 +613,10 @@ class _Converter:
                 _carry(svc, "extraPodMetadata", tpl, "metadata", meta)
 
         main = self.main_container(svc, mc, path)
-        containers = self.new_seq(eps.get("containers") if eps else None)
+        eps_items: Mapping = eps or {}
+        containers = self.new_seq(eps_items.get("containers"))
         containers.append(main)
-        for i, c in enumerate((eps or {}).get("containers") or []):
+        for i, c in enumerate(eps_items.get("containers") or []):
             if isinstance(c, Mapping) and c.get("name") == MAIN_CONTAINER:
                 self.error(f"{path}.extraPodSpec.containers[{i}]",
                            "a container named 'main' is replaced by the converted main container "
@@ -630,14 +634,14 @@ class _Converter:
 
         spec = self.new_map(eps if eps is not None else svc)
         # containers take the place of mainContainer/containers, else go first.
-        if not any(k in ("mainContainer", "containers") for k in eps or {}):
+        if not any(k in ("mainContainer", "containers") for k in eps_items):
             spec["containers"] = containers
-        for k in eps or {}:
+        for k in eps_items:
             if k in ("mainContainer", "containers"):
                 if "containers" not in spec:
-                    _carry(eps, k, spec, "containers", containers)
+                    _carry(eps_items, k, spec, "containers", containers)
             else:
-                _carry(eps, k, spec)
+                _carry(eps_items, k, spec)
         if eps is not None:
             _carry(svc, "extraPodSpec", tpl, "spec", spec)
         else:

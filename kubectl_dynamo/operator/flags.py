@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from .api import BACKENDS as FRAMEWORKS
 from .api import NOOP, WORKER_TYPES
@@ -103,7 +103,7 @@ def determine_backend_framework(
 
 # ---- GPU count -----------------------------------------------------------------------------
 
-_SUFFIX = {
+_SUFFIX: Dict[str, Union[int, Decimal]] = {
     "": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
     "m": Decimal("0.001"), "u": Decimal("0.000001"), "n": Decimal("0.000000001"),

@@ -225,7 +225,7 @@ def generate_pod_spec(
     # 3: compilation cache, mount validation
     cache = component.get("compilationCache")
     cache_path = compilation_cache_path(cache, framework) if cache is not None else None
-    if cache_path:
+    if cache is not None and cache_path:
         apply_compilation_cache_mount(container, cache["pvcName"], cache_path)
     for mount in container.get("volumeMounts") or []:
         if not mount.get("name"):
@@ -252,7 +252,7 @@ def generate_pod_spec(
         pod_spec["securityContext"] = {"fsGroup": 1000}
     if cctx.discovery_backend == "kubernetes" and not pod_spec.get("serviceAccountName"):
         pod_spec["serviceAccountName"] = discovery_service_account(dgd_name)
-    if cache_path:
+    if cache is not None and cache_path:
         apply_compilation_cache_volume(pod_spec, cache["pvcName"])
     apply_shared_memory(pod_spec, container, component.get("sharedMemorySize"))
     pod_spec["containers"] = [container] + sidecars

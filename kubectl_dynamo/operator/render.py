@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, cast
 
 from . import api, defaults, gms, validate, versions, vllm, workerhash
 from . import selection as sel_mod
@@ -150,7 +150,7 @@ def _render_component(
 
     roles_out: List[dict] = []
     gpus_by_role: Dict[str, int] = {}
-    decision = None
+    decision: Optional[Decision] = None
     for role_name, kind, role_replicas, rank in plan:
         role = MAIN if kind == "gms" else kind
         template = templates[LEADER if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
@@ -187,9 +187,9 @@ def _render_component(
 
             authored = copy.deepcopy(template) or {}
             if spec.get("env"):  # DGD-level env is the user's too (it sits under the component's)
-                main = main_container_of(authored)
-                if main is not None:
-                    main["env"] = merge_envs(spec["env"], main.get("env") or [])
+                authored_main = main_container_of(authored)
+                if authored_main is not None:
+                    authored_main["env"] = merge_envs(spec["env"], authored_main.get("env") or [])
             roles_out[-1]["changes"] = role_changes(authored, pod_spec)
 
         if role_name == plan[0][0] and not role_templates and kind != "gms":
@@ -203,6 +203,7 @@ def _render_component(
             if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
                 findings += validate.model_path_contains_framework(name, framework, before)
 
+    assert decision is not None  # every plan has a role, and the first one sets it
     gpus_per_pod = gpus_by_role[role_names[0]] if role_names[0] in gpus_by_role else next(iter(gpus_by_role.values()))
     if multinode:
         total = (gpus_by_role[LEADER] + gpus_by_role[WORKER] * (nodes - 1)) * replicas
@@ -251,12 +252,14 @@ def explain_dgd(
         from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
-            source, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), force=True, stored=True)
+            converted, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), force=True, stored=True)
+            source = cast(dict, converted)  # the converter builds maps of its input's type: dicts here
         except ValueError as exc:
             source, problems = {"metadata": doc.get("metadata") or {}, "spec": {}}, [
                 {"path": "apiVersion", "message": str(exc), "severity": validate.ERROR}]
         for p in problems or []:
-            severity = p.get("severity") if p.get("severity") in (validate.ERROR, validate.WARNING) else validate.WARNING
+            severity = p.get("severity")
+            severity = severity if severity in (validate.ERROR, validate.WARNING) else validate.WARNING
             findings.append(validate.finding(
                 "conversion-problem", severity, None, f"{p.get('path')}: {p.get('message')}",
                 "Check the converted v1beta1 field; the operator's conversion webhook is authoritative.",

@@ -8,7 +8,7 @@ operator's MPI SSH secret (one secret per operator, ``mpi.sshSecretName``, defau
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from .context import LEADER, WORKER, Decision, RoleContext
 from .flags import is_python_command
@@ -49,7 +49,7 @@ _SSHD_SETUP = [
     "/usr/sbin/sshd -D -f $HOME/.ssh/sshd_config",
 ]
 
-WORKER_READINESS = {
+WORKER_READINESS: Dict[str, Any] = {  # a Kubernetes Probe
     "tcpSocket": {"port": SSH_PORT},
     "initialDelaySeconds": 20,
     "periodSeconds": 20,

@@ -8,7 +8,7 @@ origin-gated feature.
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 NEWEST = "1.6.0"
 
@@ -73,7 +73,7 @@ def _natural(text: str):
         for tok in re.findall(r"\d+|[A-Za-z]+", part):
             tokens.append((0, int(tok), "") if tok.isdigit() else (1, 0, tok))
     # "rc" after a pre-release number: (alpha, 14, rc, 1) < (alpha, 14) -> mark the rc tail as lower.
-    out = []
+    out: List[Tuple[int, int, str]] = []
     for tok in tokens:
         if tok[2] == "rc" and out:
             out.append((-1, 0, "rc"))

@@ -176,6 +176,22 @@ def test_forbidden_names_verb_resource_and_namespace(tmp_path, server):
     assert code == 3 and "forbidden: cannot get dynamographdeployments.nvidia.com 'x'" in one_error(err)
 
 
+def test_other_api_errors_carry_status_and_body(tmp_path, server):
+    """A 409 is neither unreachable nor forbidden: callers (server dry run, install) read its status and
+    Status body. The body is the metav1.Status shape the API server answers an existing name with."""
+    from kubectl_dynamo.cluster.client import Cluster, Target
+    from kubectl_dynamo.errors import ApiError, ExitCode
+
+    _, handler, url = server
+    status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "AlreadyExists", "code": 409,
+              "message": 'configmaps "x" already exists'}
+    handler.routes["/api/v1/namespaces/team/configmaps/x"] = (409, "application/json", json.dumps(status).encode())
+    with pytest.raises(ApiError) as e:
+        Cluster(Target(kubeconfig(tmp_path, url))).get("/api/v1/namespaces/team/configmaps/x")
+    assert (e.value.status, e.value.body, e.value.exit_code) == (409, status, ExitCode.FINDINGS)
+    assert e.value.message == 'GET /api/v1/namespaces/team/configmaps/x: configmaps "x" already exists'
+
+
 @pytest.mark.parametrize("content,message", [
     ("a: [\n", "invalid YAML"),
     ("- a\n- b\n", "must be a YAML mapping, not a list"),
