@@ -154,11 +154,14 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     pod_path = path_for("", "v1", "pods", namespace)
     dgd_fields = f"metadata.name={name}" if name else None
     pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL
-    dgds, dgd_version = list_with_version(cluster, dgd_path, field_selector=dgd_fields)
-    pods, pod_version = list_with_version(cluster, pod_path, label_selector=pod_labels)
-    state = {"dgd": {_uid(d): d for d in dgds}, "pod": {_uid(p): p for p in pods}}
-    versions = {"dgd": dgd_version, "pod": pod_version}
     watches = {"dgd": (dgd_path, None, dgd_fields), "pod": (pod_path, pod_labels, None)}
+    state, versions = {}, {}
+    for kind, items in (("dgd", snap.dgds), ("pod", snap.pods)):
+        path, labels, fields = watches[kind]
+        version = cluster.list_versions.get((path, labels, fields))
+        if version is None:  # the read did not list it (no DGD, so no pod LIST; or it was refused)
+            items, version = list_with_version(cluster, path, label_selector=labels, field_selector=fields)
+        state[kind], versions[kind] = {_uid(o): o for o in items}, version
     readers = Readers()
 
     def start(kind: str) -> None:

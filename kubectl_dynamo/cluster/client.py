@@ -21,7 +21,7 @@ import re
 import shutil
 import warnings
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
 from ..errors import (
@@ -214,6 +214,9 @@ class Cluster:
         self.namespace = target.namespace or context_namespace or "default"
         self._api = client.ApiClient(cfg)
         self.requests = 0  # counted for benchmarks and tests
+        # (path, labelSelector, fieldSelector) -> resourceVersion of its last LIST: a WATCH that follows
+        # the read (get -w) starts there instead of listing again.
+        self.list_versions: Dict[Tuple[str, Optional[str], Optional[str]], Optional[str]] = {}
 
     # -- transport ---------------------------------------------------------------------------
     def _prepare(self, method: str, path: str, params: Optional[dict], headers: dict, body):
@@ -308,6 +311,8 @@ class Cluster:
                                    "labelSelector": label_selector, "fieldSelector": field_selector})
 
         page = fetch(None)
+        # every page of a LIST is read at the first page's resourceVersion (the continue token keeps it)
+        self.list_versions[(path, label_selector, field_selector)] = (page.get("metadata") or {}).get("resourceVersion")
         with ThreadPoolExecutor(1, thread_name_prefix="kubectl-dynamo-page") as pool:
             while True:
                 token = (page.get("metadata") or {}).get("continue")

@@ -40,6 +40,9 @@ def test_every_item_once_in_order_without_managed_fields(sandbox, many):
     assert [i["metadata"]["name"] for i in items] == many  # etcd returns a namespace's keys in name order
     assert not any("managedFields" in i["metadata"] for i in items)
     assert cluster.requests == 3
+    # The LIST's resourceVersion (every page is read at the first page's): get -w watches from it.
+    version = cluster.list_versions[(path_for("", "v1", "configmaps", NS), "k=v", None)]
+    assert version.isdigit() and int(version) >= max(int(i["metadata"]["resourceVersion"]) for i in items)
 
 
 def test_next_page_is_requested_while_the_caller_consumes_this_one(sandbox, many):
