@@ -208,9 +208,11 @@ def test_volcano_admission_refuses_a_leader_before_its_podgroup(controllers, ns)
         # missing (volcano pkg/webhooks/admission/pods/validate/admit_pod.go checkPG). So the leader
         # StatefulSet cannot create its pod.
         sandbox.kubectl("apply", "-f", "-", input=json.dumps(lws("gang", ns, replicas=1, size=2, scheduler="volcano")))
+        # (the admission's refusal, not any other FailedCreate a busy control plane may write first)
         events = until("the leader StatefulSet's FailedCreate", lambda: [
             e for e in items(sandbox, "events", "-n", ns, "--field-selector", "reason=FailedCreate")
-            if e["involvedObject"]["kind"] == "StatefulSet" and e["involvedObject"]["name"] == "gang"])
+            if e["involvedObject"]["kind"] == "StatefulSet" and e["involvedObject"]["name"] == "gang"
+            and "validatepod.volcano.sh" in e["message"]])
         revision = get(sandbox, "statefulset", "gang", "-n", ns)["metadata"]["labels"][REVISION_LABEL]
         assert events[0]["type"] == "Warning"
         assert (f'create Pod gang-0 in StatefulSet gang failed error: admission webhook "validatepod.volcano.sh" '
