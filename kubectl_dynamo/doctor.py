@@ -33,7 +33,6 @@ from .detection import detect, operator_context
 from .explain import unsimulated, validation
 from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
 from .operator.api import LABEL_DGD as DGD_LABEL
-from .operator.context import MPI_SSH_SECRET_DEFAULT
 from .operator.render import explain_dgd
 
 GROVE_CLIQUE = "grove.io/podclique"
@@ -303,7 +302,6 @@ def _int(value) -> Optional[int]:
 
 def build_views(snapshot) -> List[DgdView]:
     ctx = operator_context(snapshot.facts)
-    secret_name = ctx.ssh_secret_name or MPI_SSH_SECRET_DEFAULT  # operator_context always names one
     index = build_index(snapshot)
     by_dgd: Dict[tuple, List[PodInfo]] = {}
     for pod in snapshot.pods:
@@ -314,7 +312,7 @@ def build_views(snapshot) -> List[DgdView]:
     for dgd in sorted(snapshot.dgds, key=lambda d: (d["metadata"].get("namespace", ""), d["metadata"]["name"])):
         plain, found, simulate = validation(dgd, full=False)  # the type gate: a DGD the simulation cannot read is not simulated
         explained = explain_dgd(plain, operator_version=ctx.operator_version, gates=ctx.gates, kai_queues=ctx.kai_queues,
-                                ssh_secret_name=secret_name) if simulate else unsimulated(plain, found, None)
+                                ssh_secret_name=ctx.ssh_secret_name) if simulate else unsimulated(plain, found, None)
         pods = by_dgd.get((dgd["metadata"].get("namespace"), dgd["metadata"]["name"]), [])
         comps = []
         for c in explained["components"]:
@@ -331,7 +329,7 @@ def build_views(snapshot) -> List[DgdView]:
             lineage.add(_key(p.raw, "Pod"))
             if p.pod_group:
                 lineage.add(("PodGroup", p.namespace, p.pod_group[1]))
-        views.append(DgdView(dgd, explained, comps, snapshot, secret_name, index, lineage))
+        views.append(DgdView(dgd, explained, comps, snapshot, ctx.ssh_secret_name, index, lineage))
     return views
 
 

@@ -12,6 +12,7 @@ from typing import List, NamedTuple, Optional, Sequence
 from . import schema
 from .manifests import Document
 from .operator import validate
+from .operator.api import MPI_SSH_SECRET_DEFAULT
 from .operator.render import explain_dgd
 
 DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
@@ -20,14 +21,15 @@ DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
 
 class ClusterContext(NamedTuple):
     """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
-    version and MPI secret name (None = unknown), and notes on what could not be read. Here, not in
-    detection.py (which fills it): explain -f renders without a cluster and does not import that.
-    A NamedTuple, not a dataclass: creating that class cost every explain -f ~0.8 ms."""
+    version (None = unknown), MPI secret name (the operator's default unless its config names
+    another) and notes on what could not be read. Here, not in detection.py (which fills it):
+    explain -f renders without a cluster and does not import that. A NamedTuple, not a dataclass:
+    creating that class cost every explain -f ~0.8 ms."""
 
     gates: object = None
     kai_queues: Optional[list] = None
     operator_version: Optional[str] = None
-    ssh_secret_name: Optional[str] = None
+    ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
     notes: Sequence[str] = ()
 
 
@@ -104,14 +106,11 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
     plain, findings, simulate = validation(doc)
     if not simulate:
         return unsimulated(plain, findings, operator_version or context.operator_version)
-    kwargs = {}
-    if context.ssh_secret_name:
-        kwargs["ssh_secret_name"] = context.ssh_secret_name
     try:
         result = explain_dgd(plain, orchestrator=orchestrator,
                              operator_version=operator_version or context.operator_version,
                              gates=context.gates, kai_queues=context.kai_queues, objects=objects,
-                             changes=changes, **kwargs)
+                             changes=changes, ssh_secret_name=context.ssh_secret_name)
     except Exception:
         # The operator only sees objects the API server admitted: for a DGD with schema errors
         # (e.g. a missing required key) the simulation is best effort and its findings stand alone.
