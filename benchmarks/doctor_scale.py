@@ -129,13 +129,19 @@ def _gpus(spec):
                for c in spec.get("containers") or [])
 
 
+def pcs_of(doc):
+    """The PodCliqueSet name Grove's operator path gives the DGD (also its PodGang's prefix)."""
+    return pcs_name_for_dgd(doc["metadata"]["name"],
+                            [(c["name"], "multinode" in c) for c in doc["spec"]["components"]])
+
+
 def objects_for(doc, placer, fault):
     """The DGD, what the operator and Grove / LWS create for it, and its pods (bound)."""
     explained = s.render(doc)
     name, ns = doc["metadata"]["name"], doc["metadata"]["namespace"]
     grove = explained["provider"] == "grove"
     comps = doc["spec"]["components"]
-    pcs = pcs_name_for_dgd(name, [(c["name"], "multinode" in c) for c in comps])
+    pcs = pcs_of(doc)
     meta, pods, sas, cliques, lwss = [doc], [], set(), {}, []
     for comp, spec_comp in zip(explained["components"], comps):
         cname = comp["name"].lower()
@@ -522,8 +528,7 @@ def shrink(cluster, ctx, pods):
         name, ns = doc["metadata"]["name"], doc["metadata"]["namespace"]
         if name not in names:
             raise SystemExit(f"DGD {ns}/{name} is missing: this cluster was not built by doctor_scale.py")
-        comps = doc["spec"]["components"]
-        gone[ns].append((name, pcs_name_for_dgd(name, [(c["name"], "multinode" in c) for c in comps])))
+        gone[ns].append((name, pcs_of(doc)))
     if not gone:
         return
     t = time.perf_counter()
