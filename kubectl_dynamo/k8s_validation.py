@@ -45,26 +45,27 @@ _IMAGE = re.compile(rf"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
                     r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?")
 
 
+def _bounded(value: str, limit: int, pattern: re.Pattern, must: str, *, subject: str = "",
+             empty_ok: bool = False) -> List[str]:
+    """The two checks of each apimachinery name rule: a length bound and a pattern."""
+    out = []
+    if len(value) > limit:
+        out.append(f"{subject}must be no more than {limit} characters")
+    if (value or not empty_ok) and not pattern.fullmatch(value):
+        out.append(f"{subject}must {must}")
+    return out
+
+
 def dns1123_label(value: str) -> List[str]:
     """apimachinery ``IsDNS1123Label``: the reasons ``value`` is not one (empty = valid)."""
-    out = []
-    if len(value) > DNS1123_LABEL_MAX:
-        out.append(f"must be no more than {DNS1123_LABEL_MAX} characters")
-    if not _DNS1123_LABEL.fullmatch(value):
-        out.append("must consist of lower case alphanumeric characters or '-', and start and end with an "
-                   "alphanumeric character")
-    return out
+    return _bounded(value, DNS1123_LABEL_MAX, _DNS1123_LABEL, "consist of lower case alphanumeric characters "
+                    "or '-', and start and end with an alphanumeric character")
 
 
 def dns1123_subdomain(value: str) -> List[str]:
     """apimachinery ``IsDNS1123Subdomain``."""
-    out = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        out.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        out.append("must consist of lower case alphanumeric characters, '-' or '.', and start and end with an "
-                   "alphanumeric character")
-    return out
+    return _bounded(value, DNS1123_SUBDOMAIN_MAX, _DNS1123_SUBDOMAIN, "consist of lower case alphanumeric "
+                    "characters, '-' or '.', and start and end with an alphanumeric character")
 
 
 def qualified_name(value: str) -> List[str]:
@@ -82,23 +83,15 @@ def qualified_name(value: str) -> List[str]:
     if not name:
         out.append("the name part must be non-empty")
     else:
-        if len(name) > QUALIFIED_NAME_MAX:
-            out.append(f"the name part must be no more than {QUALIFIED_NAME_MAX} characters")
-        if not _QUALIFIED_PART.fullmatch(name):
-            out.append("the name part must consist of alphanumeric characters, '-', '_' or '.', and start and "
-                       "end with an alphanumeric character")
+        out += _bounded(name, QUALIFIED_NAME_MAX, _QUALIFIED_PART, "consist of alphanumeric characters, '-', "
+                        "'_' or '.', and start and end with an alphanumeric character", subject="the name part ")
     return out
 
 
 def label_value(value: str) -> List[str]:
     """apimachinery ``IsValidLabelValue``."""
-    out = []
-    if len(value) > LABEL_VALUE_MAX:
-        out.append(f"must be no more than {LABEL_VALUE_MAX} characters")
-    if value and not _QUALIFIED_PART.fullmatch(value):
-        out.append("must be empty or consist of alphanumeric characters, '-', '_' or '.', and start and end with "
-                   "an alphanumeric character")
-    return out
+    return _bounded(value, LABEL_VALUE_MAX, _QUALIFIED_PART, "be empty or consist of alphanumeric characters, "
+                    "'-', '_' or '.', and start and end with an alphanumeric character", empty_ok=True)
 
 
 def image_reference(value: str) -> List[str]:
