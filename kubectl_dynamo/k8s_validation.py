@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, List, Tuple
 
+from .validator import shorten
+
 Problem = Tuple[str, str, str, bool]  # (finding code, path, message, structural)
 
 DNS1123_LABEL_MAX = 63
@@ -104,11 +106,6 @@ def image_reference(value: str) -> List[str]:
     return []
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 # -- a DGD --------------------------------------------------------------------------------------
 def metadata_structure(doc: dict) -> List[Tuple[str, str]]:
     """Wrong types in ``metadata`` (the CRD schema leaves it to the API server): ``[(path, message)]``.
@@ -117,12 +114,12 @@ def metadata_structure(doc: dict) -> List[Tuple[str, str]]:
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        return [("metadata", f"{_short(meta)} is not of type 'object'")]
-    out = [(f"metadata.{key}", f"{_short(meta[key])} is not of type 'string'")
+        return [("metadata", f"{shorten(meta)} is not of type 'object'")]
+    out = [(f"metadata.{key}", f"{shorten(meta[key])} is not of type 'string'")
            for key in ("name", "namespace", "generateName") if key in meta and not isinstance(meta[key], str)]
     if "name" not in meta:  # the API server requires it (or generateName, which only creation resolves)
         out.append(("metadata", "'name' is a required property"))
-    out += [(f"metadata.{key}", f"{_short(meta[key])} is not of type 'object'")
+    out += [(f"metadata.{key}", f"{shorten(meta[key])} is not of type 'object'")
             for key in ("labels", "annotations") if key in meta and not isinstance(meta[key], dict)]
     return out
 
@@ -134,10 +131,10 @@ def dgd_problems(doc: dict) -> List[Problem]:
     name, namespace = meta.get("name"), meta.get("namespace")
     code = "name-invalid"
     if isinstance(name, str):
-        out += [(code, "metadata.name", f"{_short(name)} {m} (DNS-1123 subdomain)", False)
+        out += [(code, "metadata.name", f"{shorten(name)} {m} (DNS-1123 subdomain)", False)
                 for m in dns1123_subdomain(name)]
     if isinstance(namespace, str):
-        out += [(code, "metadata.namespace", f"{_short(namespace)} {m} (DNS-1123 label)", False)
+        out += [(code, "metadata.namespace", f"{shorten(namespace)} {m} (DNS-1123 label)", False)
                 for m in dns1123_label(namespace)]
     out += map_problems(meta.get("labels"), "metadata.labels", labels=True)
     out += map_problems(meta.get("annotations"), "metadata.annotations", labels=False)
@@ -145,7 +142,7 @@ def dgd_problems(doc: dict) -> List[Problem]:
     out += _component_names(spec.get("components"))
     code = "image-invalid"
     for path, image in _images(spec, "spec"):
-        out += [(code, path, f"{_short(image)} {m}", False) for m in image_reference(image)]
+        out += [(code, path, f"{shorten(image)} {m}", False) for m in image_reference(image)]
     for path, selector in _node_selectors(spec, "spec"):
         out += map_problems(selector, path, labels=True)
     return out
@@ -161,15 +158,15 @@ def map_problems(mapping: Any, path: str, *, labels: bool) -> List[Problem]:
         where = f"{path}[{key[:60]!r}]"
         # ValidateAnnotations checks the lower-cased key; label keys are checked as written
         code = "label-key-invalid"
-        out += [(code, where, f"key {_short(key)} {m}", False)
+        out += [(code, where, f"key {shorten(key)} {m}", False)
                 for m in qualified_name(key if labels else key.lower())]
         if not isinstance(value, str):
             code = "label-value-invalid" if labels else "annotation-value-not-string"
             out.append((code, where,
-                        f"{_short(value)} is a {type(value).__name__}, not a string (quote it: the API server "
+                        f"{shorten(value)} is a {type(value).__name__}, not a string (quote it: the API server "
                         "rejects the object)", True))
         elif labels:
-            out += [("label-value-invalid", where, f"value {_short(value)} {m}", False) for m in label_value(value)]
+            out += [("label-value-invalid", where, f"value {shorten(value)} {m}", False) for m in label_value(value)]
     return out
 
 
@@ -186,7 +183,7 @@ def _component_names(components: Any) -> List[Problem]:
         if first != i:
             code = "component-duplicate"
             out.append((code, f"spec.components[{i}].name",
-                        f"{_short(name)} repeats spec.components[{first}].name (names must be unique "
+                        f"{shorten(name)} repeats spec.components[{first}].name (names must be unique "
                         "case-insensitively: the CRD's rule)", False))
     return out
 

@@ -183,7 +183,8 @@ def require_structure(docs, source: str) -> Optional[str]:
             first = next((e for e in errors if not e["structural"]), None)
             if other is None and first is not None:
                 other = f"document {d.position + 1}: {first['path']}: {first['message']}"
-            problems += [(p, m) for _, p, m, structural in dgd_problems(plain) if structural] if not problems else []
+            if not problems:
+                problems = [(p, m) for _, p, m, structural in dgd_problems(plain) if structural]
         if problems:
             path, message = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

@@ -42,7 +42,8 @@ def _type_ok(value, t) -> bool:
     return any(_TYPES[x](value) for x in t) if isinstance(t, list) else _TYPES[t](value)
 
 
-def _show(value, limit: int = 60) -> str:
+def shorten(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (long values in messages)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -55,27 +56,27 @@ def errors(schema: dict, value, path: Optional[list] = None) -> Iterator[Error]:
     path = path or []
     t = schema.get("type")
     if t is not None and not _type_ok(value, t):
-        yield path, f"{_show(value)} is not of type {_types_text(t)}", "type"
+        yield path, f"{shorten(value)} is not of type {_types_text(t)}", "type"
         return  # the other keywords assume the type
     if "enum" in schema and value not in schema["enum"]:
-        yield path, f"{_show(value)} is not one of {schema['enum']!r}", "enum"
+        yield path, f"{shorten(value)} is not one of {schema['enum']!r}", "enum"
     if "anyOf" in schema and not any(not any(True for _ in errors(s, value, path)) for s in schema["anyOf"]):
-        yield path, f"{_show(value)} is not valid under any of the given schemas", "type"
+        yield path, f"{shorten(value)} is not valid under any of the given schemas", "type"
     if isinstance(value, str):
         yield from _string(schema, value, path)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in schema and value < schema["minimum"]:
-            yield path, f"{_show(value)} is less than the minimum of {schema['minimum']!r}", "minimum"
+            yield path, f"{shorten(value)} is less than the minimum of {schema['minimum']!r}", "minimum"
         if "maximum" in schema and value > schema["maximum"]:
-            yield path, f"{_show(value)} is greater than the maximum of {schema['maximum']!r}", "maximum"
+            yield path, f"{shorten(value)} is greater than the maximum of {schema['maximum']!r}", "maximum"
         bounds = _FORMAT_RANGE.get(schema.get("format") or "")
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
-            yield path, f"{_show(value)} is out of the {schema['format']} range", "range"
+            yield path, f"{shorten(value)} is out of the {schema['format']} range", "range"
     elif isinstance(value, list):
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            yield path, f"{_show(value)} is too long", "maxItems"
+            yield path, f"{shorten(value)} is too long", "maxItems"
         if "minItems" in schema and len(value) < schema["minItems"]:
-            yield path, f"{_show(value)} is too short", "minItems"
+            yield path, f"{shorten(value)} is too short", "minItems"
         if isinstance(schema.get("items"), dict):
             for i, item in enumerate(value):
                 yield from errors(schema["items"], item, path + [i])
@@ -85,15 +86,15 @@ def errors(schema: dict, value, path: Optional[list] = None) -> Iterator[Error]:
 
 def _string(schema, value, path):
     if "minLength" in schema and len(value) < schema["minLength"]:
-        yield path, f"{_show(value)} is too short", "minLength"
+        yield path, f"{shorten(value)} is too short", "minLength"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
-        yield path, f"{_show(value)} is too long", "maxLength"
+        yield path, f"{shorten(value)} is too long", "maxLength"
     if "pattern" in schema:
         rx = _PATTERNS.get(schema["pattern"])
         if rx is None:
             rx = _PATTERNS[schema["pattern"]] = re.compile(schema["pattern"])
         if not rx.search(value):
-            yield path, f"{_show(value)} does not match {schema['pattern']!r}", "pattern"
+            yield path, f"{shorten(value)} does not match {schema['pattern']!r}", "pattern"
 
 
 def _object(schema, value, path):
@@ -102,7 +103,7 @@ def _object(schema, value, path):
         if name not in value:
             yield path, f"{name!r} is a required property", "required"
     if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-        yield path, f"{_show(value)} has too many properties", "maxProperties"
+        yield path, f"{shorten(value)} has too many properties", "maxProperties"
     extra = schema.get("additionalProperties", True)
     unknown = []
     for key, item in value.items():
@@ -113,7 +114,7 @@ def _object(schema, value, path):
         elif isinstance(extra, dict):
             yield from errors(extra, item, path + [key])
     if unknown:
-        listed = ", ".join(_show(k) for k in sorted(unknown))
+        listed = ", ".join(shorten(k) for k in sorted(unknown))
         yield path, f"unknown field(s) ({listed} {'was' if len(unknown) == 1 else 'were'} unexpected)", "unknown"
 
 
