@@ -189,11 +189,6 @@ class DgdView:
     def name(self) -> str:
         return self.raw["metadata"]["name"]
 
-    def events(self) -> List[dict]:
-        """Warning events of every object in this DGD's lineage."""
-        idx = self.index
-        return [e for k in sorted(self.lineage, key=str) for e in (idx.events.get(k, []) if idx else [])]
-
     def where(self, component: Optional[str] = None, group: Optional[int] = None) -> tuple:
         return (self.namespace, self.name, component, group)
 
@@ -221,7 +216,6 @@ class Index:
     objects: Dict[Key, dict]
     children: Dict[Key, List[Key]]
     deployments: List[dict]
-    facts: object = None
 
     def podgroup(self, pod: PodInfo) -> Optional[dict]:
         ref = pod.pod_group
@@ -271,7 +265,7 @@ def build_index(snapshot) -> Index:
                  volcano_podgroups=vpg if snapshot.volcano_podgroups is not None else None,
                  kai_podgroups=kpg if snapshot.kai_podgroups is not None else None,
                  events=events, objects=objects, children=children,
-                 deployments=snapshot.facts.deployments or [], facts=snapshot.facts)
+                 deployments=snapshot.facts.deployments or [])
 
 
 def classify(pod: dict) -> PodInfo:

@@ -37,10 +37,6 @@ SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
                "(kubectl dynamo explain dgd.<path> shows its documentation).")
 
 
-def schema_findings(doc: dict) -> List[dict]:
-    return validation(doc)[1]
-
-
 def validation(doc: dict, *, full: bool = True) -> tuple:
     """``(plain, findings, simulate)``: schema, metadata and (``full``) pod template and API-server
     value findings, and whether the operator simulation may run on ``plain`` (not when a field has
