@@ -207,7 +207,7 @@ def _key(obj: dict, kind: Optional[str] = None) -> Key:
 
 @dataclass
 class Index:
-    """Cluster-wide lookups built once per run: nodes, PodGroups, events and the owner tree."""
+    """Cluster-wide lookups built once per run: nodes, PodGroups, events, Services and the owner tree."""
 
     nodes: Optional[Dict[str, dict]]  # None when nodes could not be read
     volcano_podgroups: Optional[Dict[tuple, dict]]
@@ -216,6 +216,7 @@ class Index:
     objects: Dict[Key, dict]
     children: Dict[Key, List[Key]]
     deployments: List[dict]
+    services: Optional[Dict[tuple, dict]] = None  # (namespace, name) -> Service; None when not read
 
     def podgroup(self, pod: PodInfo) -> Optional[dict]:
         ref = pod.pod_group
@@ -265,7 +266,9 @@ def build_index(snapshot) -> Index:
                  volcano_podgroups=vpg if snapshot.volcano_podgroups is not None else None,
                  kai_podgroups=kpg if snapshot.kai_podgroups is not None else None,
                  events=events, objects=objects, children=children,
-                 deployments=snapshot.facts.deployments or [])
+                 deployments=snapshot.facts.deployments or [],
+                 services=None if snapshot.services is None else
+                 {(x["metadata"].get("namespace"), x["metadata"]["name"]): x for x in snapshot.services})
 
 
 def classify(pod: dict) -> PodInfo:

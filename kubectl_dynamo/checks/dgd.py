@@ -6,7 +6,7 @@ Each check receives a ``doctor.DgdView`` and yields ``Finding``s naming the obje
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..operator import api
 from .registry import Finding, check
@@ -163,9 +163,7 @@ def gang_partial(view):
 @check("scheduling-gated", scope="dgd")
 def scheduling_gated(view):
     """Pods stay SchedulingGated (Grove removes its gate once the PodGang exists)."""
-    # (namespace, name) of the PodGangs, built at the first gated pod: per DGD it would cost every
-    # PodGang of the cluster
-    gangs: Optional[Set[Tuple[Optional[str], str]]] = None
+    objects = view.index.objects if view.index else {}  # the PodGangs among them
     for c in view.components:
         for g in c.groups.values():
             for p in g.pods:
@@ -175,10 +173,7 @@ def scheduling_gated(view):
                 gang = labels.get("grove.io/podgang")
                 state = ""
                 if gang:
-                    if gangs is None:
-                        gangs = {(pg["metadata"].get("namespace"), pg["metadata"]["name"])
-                                 for pg in view.snapshot.podgangs or []}
-                    state = " (its PodGang exists)" if (p.namespace, gang) in gangs else \
+                    state = " (its PodGang exists)" if ("PodGang", p.namespace, gang) in objects else \
                         f" (PodGang {gang} does not exist)"
                 yield _f("scheduling-gated", "error", p.obj(),
                          f"{p.name} is held by scheduling gate(s) {', '.join(p.gates)}{state}; pod events are "
@@ -426,11 +421,10 @@ def _group_subdomains(view):
 @check("leader-dns-missing", scope="dgd")
 def leader_dns_missing(view):
     """The headless Service that gives group pods (and the leader) their DNS names does not exist."""
-    if view.snapshot.services is None:
+    if view.index is None or view.index.services is None:
         return
-    names = {(s["metadata"].get("namespace"), s["metadata"]["name"]) for s in view.snapshot.services}
     for (ns, sub), pods in sorted(_group_subdomains(view).items()):
-        if (ns, sub) not in names:
+        if (ns, sub) not in view.index.services:
             yield _f("leader-dns-missing", "error", {"kind": "Service", "namespace": ns, "name": sub},
                      f"headless Service {sub} does not exist: {len(pods)} group pods use it as their subdomain, so "
                      "the leader's DNS name never resolves and workers wait forever (dynamo#9612, grove#134)",
@@ -442,7 +436,7 @@ def leader_dns_missing(view):
 @check("headless-service-invalid", scope="dgd")
 def headless_service_invalid(view):
     """The group's Service is not headless, or does not publish not-ready addresses (a deadlock)."""
-    services = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s for s in view.snapshot.services or []}
+    services = (view.index.services if view.index else None) or {}
     for key in sorted(_group_subdomains(view)):
         svc = services.get(key)
         if svc is None:

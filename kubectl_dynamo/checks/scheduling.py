@@ -446,12 +446,10 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
     for comp, st in sorted(((view.raw.get("status") or {}).get("components") or {}).items()):
         kind = st.get("componentKind")
         plural = STATUS_KINDS.get(kind or "")
-        listed = getattr(view.snapshot, plural, None) if plural else None
-        if listed is None:
-            continue
-        have = {(o["metadata"].get("namespace"), o["metadata"]["name"]) for o in listed}
+        if not plural or getattr(view.snapshot, plural, None) is None:
+            continue  # that kind was not read: nothing to say
         for name in st.get("componentNames") or []:
-            if (view.namespace, name) not in have:
+            if (kind, view.namespace, name) not in view.index.objects:
                 yield Finding("controller-not-reconciling", "error",
                               f"the DGD's status names {kind} {name} for component {comp}, and it does not exist: "
                               f"{CONTROLLERS.get('DynamoGraphDeployment')} has not recreated it",
@@ -466,9 +464,9 @@ def _grove_service_not_recreated(view) -> Iterator[Finding]:
     tests/data/recorded/grove-headless-svc-deleted, Grove v0.1.0-alpha.12-rc1 Available throughout)."""
     from ..detection import _is_grove
 
-    if view.snapshot.services is None or view.index is None:
+    if view.index is None or view.index.services is None:
         return
-    have = {(x["metadata"].get("namespace"), x["metadata"]["name"]) for x in view.snapshot.services}
+    have = view.index.services
     grove = [d for d in view.index.deployments if _is_grove(d)]
     if not grove or not all(available(d) for d in grove):
         return  # orchestrator-unhealthy says it
