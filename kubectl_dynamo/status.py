@@ -144,12 +144,11 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     The other kinds checks read (events, services, ...) are those of the first read. Ends after
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from .cluster.client import path_for
-    from .cluster.snapshot import take
     from .cluster.streams import Readers, list_with_version, open_watch, watch_event
     from .tables_debug import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
-    snap = take(cluster, namespace, dgd_name=name)
+    snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
     dgd_path = path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace)
     pod_path = path_for("", "v1", "pods", namespace)
     dgd_fields = f"metadata.name={name}" if name else None
@@ -169,16 +168,19 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
         readers.add(kind, open_watch(cluster, path, versions[kind], label_selector=labels, field_selector=fields),
                     decode=watch_event)
 
-    def rows() -> Dict[Tuple, List[str]]:
-        snap.dgds, snap.pods = list(state["dgd"].values()), list(state["pod"].values())
+    def rows(views: Optional[List[DgdView]] = None) -> Dict[Tuple, List[str]]:
+        """The table's rows, of ``views`` or else of the watched state."""
+        if views is None:
+            snap.dgds, snap.pods = list(state["dgd"].values()), list(state["pod"].values())
+            views = build_views(snap)
         out: Dict[Tuple, List[str]] = {}
-        for v in build_views(snap):
+        for v in views:
             data = summarize_view(v, findings_of(v), env.now())
             for key, row in get_rows(data, detail=bool(name), wide=wide):
                 out[key] = row
         return out
 
-    shown = rows()
+    shown = rows(views)
     headers = _headers(bool(name), wide)
     ws = widths(headers, list(shown.values()))
     env.out(line([h.upper() for h in headers], ws))
