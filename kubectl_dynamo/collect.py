@@ -34,6 +34,7 @@ from .cluster.client import path_for
 from .doctor import COMPONENT_LABEL, DGD_LABEL, classify
 from .environment import Environment
 from .errors import DynamoError, Forbidden, InputError, UsageError
+from .logs import log_params, log_path
 from .result import Result
 
 FORMAT = "kubectl-dynamo/collect"
@@ -160,9 +161,9 @@ def describe(pod: dict, events: List[dict]) -> str:
 def fetch_log(cluster, namespace: str, pod: str, container: str, *, previous: bool, limit_bytes: int,
               tail: int) -> bytes:
     """One container's log, bounded by bytes and lines (the API's limitBytes and tailLines, and here)."""
-    stream = cluster.stream(path_for("", "v1", "pods", namespace, pod) + "/log",
-                            {"container": container, "previous": "true" if previous else None, "timestamps": "true",
-                             "limitBytes": limit_bytes, "tailLines": tail}, read_timeout=cluster.timeout)
+    stream = cluster.stream(log_path(namespace, pod),
+                            log_params(container, previous=previous, tail=tail, limit_bytes=limit_bytes),
+                            read_timeout=cluster.timeout)
     buf = io.BytesIO()
     try:
         for line in stream.lines():

@@ -115,16 +115,17 @@ def container_status(pod: dict, src: Source) -> Tuple[Optional[str], int]:
     return state, int(cs.get("restartCount") or 0)
 
 
-def log_params(src: Source, *, follow: bool = False, previous: bool = False, since: Optional[float] = None,
+def log_params(container: str, *, follow: bool = False, previous: bool = False, since: Optional[float] = None,
                tail: Optional[int] = None, limit_bytes: Optional[int] = None) -> dict:
-    return {"container": src.container, "follow": "true" if follow else None,
+    """The query of GET pods/log (``collect`` reads bounded logs with it too)."""
+    return {"container": container, "follow": "true" if follow else None,
             "previous": "true" if previous else None, "timestamps": "true",
             "sinceSeconds": None if since is None else max(1, int(since)),
             "tailLines": None if tail is None or tail < 0 else tail, "limitBytes": limit_bytes}
 
 
-def log_path(src: Source) -> str:
-    return path_for("", "v1", "pods", src.namespace, src.pod) + "/log"
+def log_path(namespace: str, pod: str) -> str:
+    return path_for("", "v1", "pods", namespace, pod) + "/log"
 
 
 # -- timestamps --------------------------------------------------------------------------------------
@@ -266,8 +267,9 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
             for src in srcs:
                 try:
                     # a read timeout between chunks (not in total): a log that ends must not hang
-                    stream = cluster.stream(log_path(src), log_params(src, previous=opts.previous, since=opts.since,
-                                                                      tail=opts.tail), read_timeout=cluster.timeout)
+                    stream = cluster.stream(log_path(src.namespace, src.pod),
+                                            log_params(src.container, previous=opts.previous, since=opts.since,
+                                                       tail=opts.tail), read_timeout=cluster.timeout)
                 except DynamoError as e:
                     failed.append(f"{src.prefix}: {e.message}")
                     continue
@@ -308,8 +310,8 @@ def _follow(cluster, env, name, namespace, flt, opts, pods, version, readers: Re
                 active.pop(old)
             seen[ident] = restarts
             try:
-                stream = cluster.stream(log_path(src), log_params(
-                    src, follow=True, since=opts.since, tail=opts.tail if first else None))
+                stream = cluster.stream(log_path(src.namespace, src.pod), log_params(
+                    src.container, follow=True, since=opts.since, tail=opts.tail if first else None))
             except DynamoError as e:
                 failed.append(f"{src.prefix}: {e.message}")
                 continue
