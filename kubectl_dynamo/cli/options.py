@@ -128,14 +128,12 @@ class Duration(click.ParamType):
     name = "duration"
 
     def convert(self, value, param, ctx):
-        import re
+        from ..durations import seconds
 
         if isinstance(value, (int, float)):
             return float(value)
         text = str(value).strip()
-        if re.fullmatch(r"\d+(\.\d+)?", text):
-            return float(text)
-        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
-        if not parts or "".join(n + u for n, u in parts) != text:
+        total = seconds(text)
+        if total is None:
             self.fail(f'"{text}" is not a duration such as 30s, 5m or 1h30m', param, ctx)
-        return sum(float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[u] for n, u in parts)
+        return total

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 import warnings
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
+from ..durations import seconds
 from ..errors import (
     ApiError,
     ClusterUnreachable,
@@ -45,14 +45,9 @@ def parse_duration(text: Optional[str]) -> Optional[float]:
     if text is None or text == "":
         return DEFAULT_TIMEOUT
     text = str(text).strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        value = float(text)
-        return None if value == 0 else value
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
-    if not parts or "".join(n + u for n, u in parts) != text:
+    total = seconds(text)
+    if total is None:
         raise UsageError(f'invalid --request-timeout "{text}": use a duration such as 30s, 2m or 0 (no timeout)')
-    scale = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
-    total = sum(float(n) * scale[u] for n, u in parts)
     return None if total == 0 else total
 
 
