@@ -44,14 +44,20 @@ def merge_envs(base: List[dict], override: List[dict]) -> List[dict]:
 
 
 def _is_empty(value) -> bool:
-    return value is None or value == "" or value == [] or value == {} or value is False or value == 0
+    return value is None or value == "" or value == [] or value == {}
 
 
 def merge_override(base: dict, user: dict) -> dict:
-    """mergo ``WithOverride``: non-empty user values replace; nested objects merge; lists replace."""
+    """mergo ``WithOverride``: non-empty user values replace; nested objects merge; lists replace.
+
+    The user's values come decoded (``goencode.decoded``), so a ``false`` or ``0`` left in them is
+    a set Go pointer (``enableServiceLinks``, ``automountServiceAccountToken``): mergo sets it where
+    the base has none and, dereferencing, keeps a base value over it (dario.cat/mergo merge.go
+    ``deepMerge``: a non-nil pointer onto a nil one is copied; onto a set one its zero element is
+    empty and skipped)."""
     out = dict(base)
     for key, value in user.items():
-        if _is_empty(value):
+        if _is_empty(value) or ((value is False or value == 0) and out.get(key) is not None):
             continue
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = merge_override(out[key], value)

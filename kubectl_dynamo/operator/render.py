@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple, cast
 
-from . import api, defaults, gms, validate, versions, vllm, workerhash
+from . import api, defaults, gms, goencode, validate, versions, vllm, workerhash
 from . import selection as sel_mod
 from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
 from .deployer import MultinodeDeployer
@@ -51,6 +51,33 @@ def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues,
         return sel_mod.Selection("grove", "grove", None, None, sel_mod.ERR_PROVIDER_UNAVAILABLE,
                                  'selected workload provider "grove" is unavailable because Grove is disabled')
     return chosen
+
+
+def _decoded(dgd: dict) -> dict:
+    """The DGD's spec as the operator's Go types hold it (``goencode.decoded``): every component
+    (api/v1beta1 DynamoComponentDeploymentSharedSpec, ai-dynamo/dynamo@2a6da14c), each 1.6 role's
+    podTemplate (corev1.PodTemplateSpec) and the graph env ([]corev1.EnvVar)."""
+    spec = dgd.get("spec")
+    if not isinstance(spec, dict):
+        return dgd
+    spec = dict(spec)
+    components = []
+    for component in spec.get("components") or []:
+        if not isinstance(component, dict):
+            components.append(component)
+            continue
+        out = goencode.decoded(component, "dynamo.DynamoComponentDeploymentSharedSpec")
+        if component.get("roles") is not None:
+            out["roles"] = [
+                {**r, "podTemplate": goencode.decoded(r["podTemplate"], "core.PodTemplateSpec")}
+                if isinstance(r, dict) and isinstance(r.get("podTemplate"), dict) else r
+                for r in component["roles"]]
+        components.append(out)
+    if spec.get("components") is not None:
+        spec["components"] = components
+    if spec.get("env") is not None:
+        spec["env"] = goencode.decoded(spec["env"], "[]core.EnvVar")
+    return {**dgd, "spec": spec}
 
 
 def _node_count(component: dict) -> int:
@@ -266,8 +293,9 @@ def explain_dgd(
             ))
     else:
         source = copy.deepcopy(doc)
-    # What the API server stores: storage-version (v1beta1) structural defaults.
-    source = defaults.apply(source, "v1beta1")
+    # What the API server stores: storage-version (v1beta1) structural defaults; then what the
+    # operator holds once it decoded the object into its Go types.
+    source = _decoded(defaults.apply(source, "v1beta1"))
 
     metadata = source.get("metadata") or {}
     spec = source.get("spec") or {}
