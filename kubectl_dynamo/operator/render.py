@@ -34,10 +34,20 @@ VERSION_DIFFERENCES = [
     ("components[].roles[].podTemplate (authored launch kept)", "operator >= 1.6.0", "[DOCS-ONLY]"),
 ]
 
-def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str):
+def _is_stored(metadata: dict) -> bool:
+    """An object the API server already holds (what ``get -o yaml`` exports) rather than one to create."""
+    return any(metadata.get(k) for k in ("uid", "resourceVersion", "creationTimestamp"))
+
+
+def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str,
+               stored: bool = True):
+    """``stored``: the provider annotation only counts on an existing DGD -- on CREATE the defaulting
+    webhook derives the provider afresh, "ignoring the controller-owned annotation"
+    (ai-dynamo/dynamo@2a6da14c internal/webhook/defaulting/dynamographdeployment_handler.go
+    ``defaultWorkloadProvider``)."""
     gates = gates if gates is not None else sel_mod.assumed_gates(orchestrator, doc_annotations)
     chosen = sel_mod.select(gates, doc_annotations, kai_queues=kai_queues, multinode=multinode)
-    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER)
+    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER) if stored else None
     if not versions.at_least(operator_version, api.PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
         return chosen
     # An existing DGD keeps the provider it was created with.
@@ -88,11 +98,22 @@ def _node_count(component: dict) -> int:
     return n if isinstance(n, int) and n > 0 else 1
 
 
-def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str]) -> Dict[str, str]:
+def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str],
+                     spec_annotations: Optional[Dict[str, str]], grove: bool) -> Dict[str, str]:
+    """The pod-template annotations ``GenerateBasePodSpec`` reads (ai-dynamo/dynamo@2a6da14c
+    internal/dynamo/graph.go): the component's, then the DGD's propagated metadata annotations
+    (``propagateDGDAnnotations``, component wins), then ``spec.annotations`` as a low-priority base
+    (``propagateDGDSpecMetadata``). On Grove, ``GenerateGrovePodCliqueSet`` first forces the
+    discovery backend to the DGD's (metadata annotation, else the operator's default), so neither
+    a component's nor ``spec.annotations``' value counts there."""
     ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
     for key in api.PROPAGATED_ANNOTATIONS:
         if key in dgd_annotations and key not in ann:
             ann[key] = dgd_annotations[key]
+    if grove:
+        ann[api.ANN_DISCOVERY_BACKEND] = dgd_annotations.get(api.ANN_DISCOVERY_BACKEND) or api.DISCOVERY_BACKEND_DEFAULT
+    for key, value in (spec_annotations or {}).items():
+        ann.setdefault(key, value)
     return ann
 
 
@@ -110,7 +131,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
     """One role's pod; where the operator refuses, a finding and the pod without the offending parts."""
     try:
         return generate_pod_spec(component=component, pod_template=template, framework=framework, ctx=ctx,
-                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"), kv_transfer_policy=(spec.get("experimental") or {}).get("kvTransferPolicy"),
                                  topology_env=topology_env)
     except RenderError as exc:
         cache = "compilation" in str(exc).lower()
@@ -125,7 +146,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
     stripped = {k: v for k, v in component.items() if k not in ("compilationCache", "experimental", "frontendSidecar")}
     try:
         return generate_pod_spec(component=stripped, pod_template=template, framework=framework, ctx=ctx,
-                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"), kv_transfer_policy=(spec.get("experimental") or {}).get("kvTransferPolicy"),
                                  topology_env=topology_env)
     except RenderError:
         return {}, Decision("none", "the operator fails to render this component")
@@ -187,7 +208,7 @@ def _render_component(
         if gpu_problem and role_name == plan[0][0]:
             findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
                                              "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
-        annotations = _pod_annotations(template, dgd_annotations)
+        annotations = _pod_annotations(template, dgd_annotations, spec.get("annotations"), deployer.name == "grove")
         role_deployer = deployer
         if inter_pod_gms and multinode and kind != "gms":
             role_deployer = GroveDeployer(portable=deployer.portable, gms_rank=rank)
@@ -309,7 +330,7 @@ def explain_dgd(
 
     components = spec.get("components") or []
     any_multinode = any(_node_count(c) > 1 for c in components)
-    chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version)
+    chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version, _is_stored(metadata))
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
 
     portable = versions.at_least(op_version, api.TOPOLOGY_SINCE) and versions.at_least(origin, api.TOPOLOGY_SINCE)

@@ -91,7 +91,7 @@ def hash_input(dgd: dict, backend_framework: str) -> str:
     from . import goencode
     from .components import dynamo_namespace
     from .objects import LABEL_BASE_MODEL_HASH, LABEL_COMPONENT_CLASS, LABEL_SUB_COMPONENT_TYPE, _alpha, _model_hash
-    from .podspec import main_container_of, merge_envs
+    from .podspec import apply_kv_transfer_policy, main_container_of, merge_envs
 
     meta, spec = dgd["metadata"], dgd["spec"]
     annotations = meta.get("annotations") or {}
@@ -120,6 +120,13 @@ def hash_input(dgd: dict, backend_framework: str) -> str:
                 main = {"name": "main"}
                 tpl.setdefault("spec", {}).setdefault("containers", []).insert(0, main)
             main["env"] = merge_envs(spec["env"], main.get("env") or [])
+        kv_policy = (spec.get("experimental") or {}).get("kvTransferPolicy") or {}
+        if kv_policy.get("labelKey"):  # applyKvTransferPolicyToWorkerComponent
+            main = main_container_of(tpl)
+            if main is None:
+                main = {"name": "main"}
+                tpl.setdefault("spec", {}).setdefault("containers", []).insert(0, main)
+            apply_kv_transfer_policy(main, tpl.setdefault("spec", {}), kv_policy)
         for key in api.PROPAGATED_ANNOTATIONS:
             if key in annotations and key not in tann:
                 tann[key] = annotations[key]
@@ -146,6 +153,10 @@ def hash_input(dgd: dict, backend_framework: str) -> str:
         if model:
             kube_annotations["nvidia.com/dynamo-base-model"] = model
         kube_annotations.pop(api.ANN_ORIGIN_VERSION, None)
+        for key in (api.ANN_TOPOLOGY_LABEL_KEY, api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY):
+            kube_annotations.pop(key, None)
+        if kv_policy.get("labelKey"):  # the DCD's topology annotation, copied to its pods
+            kube_annotations[api.ANN_TOPOLOGY_LABEL_KEY] = kv_policy["labelKey"]
         runtime = _runtime_version(main_container_of(tpl) or {}, c.get("runtimeVersionOverride") or "")
         for key in ("replicas", "minAvailable", "scalingAdapter", "runtimeVersionOverride"):
             c.pop(key, None)

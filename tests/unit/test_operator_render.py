@@ -100,9 +100,15 @@ class TestAC25Orchestration:
         assert (r["provider"], r["orchestrator"]) == ("component", "lws")
 
     def test_pinned_component_provider(self):
-        r = explain_dgd(dgd([decode()], {"nvidia.com/workload-provider": "component"}), orchestrator="grove",
-                        gates=selection.Gates(grove=True, lws=True, kai_scheduler=True), operator_version="1.5.0")
+        """An existing DGD keeps its provider; on CREATE the webhook ignores the annotation
+        (ai-dynamo/dynamo@2a6da14c internal/webhook/defaulting/dynamographdeployment_handler.go)."""
+        gates = selection.Gates(grove=True, lws=True, kai_scheduler=True)
+        existing = dgd([decode()], {"nvidia.com/workload-provider": "component"})
+        existing["metadata"]["uid"] = "0b6e7e1c-0000-4000-8000-000000000001"
+        r = explain_dgd(existing, orchestrator="grove", gates=gates, operator_version="1.5.0")
         assert r["provider"] == "component"
+        new = dgd([decode()], {"nvidia.com/workload-provider": "component"})
+        assert explain_dgd(new, orchestrator="grove", gates=gates, operator_version="1.5.0")["provider"] == "grove"
 
 
 class TestAC21Pipeline:
