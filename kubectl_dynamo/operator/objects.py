@@ -132,6 +132,21 @@ def _annotations(dgd: dict, component: dict, discovery: str) -> Dict[str, str]:
     return {k: v for k, v in out.items() if v != ""}
 
 
+def _with_topology_source(dgd: dict, component: dict, annotations: Dict[str, str]) -> Dict[str, str]:
+    """The topology label controller's source annotations: only the DGD's ``kvTransferPolicy`` sets
+    them, on worker components (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go
+    ``applyKvTransferPolicyTopologyAnnotations``; ``GetDCDKubeAnnotations`` copies the DCD's to its pods)."""
+    out = {k: v for k, v in annotations.items()
+           if k not in (api.ANN_TOPOLOGY_LABEL_KEY, api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY)}
+    policy = (dgd["spec"].get("experimental") or {}).get("kvTransferPolicy") or {}
+    if _worker(component) and (policy.get("labelKey") or policy.get("clusterTopologyName")):
+        if policy.get("labelKey"):
+            out[api.ANN_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
+        if policy.get("clusterTopologyName"):
+            out[api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY] = policy["clusterTopologyName"]
+    return out
+
+
 def _role_kind(role: str) -> str:
     return role.split("-")[0]
 
@@ -172,7 +187,9 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
                 clique_labels.pop(LABEL_DISCOVERY_ENABLED, None)
             if queue and role["podSpec"].get("schedulerName") == "kai-scheduler":
                 clique_labels[api.LABEL_KAI_QUEUE] = queue
-            clique = {"name": clique_name, "labels": clique_labels, "annotations": dict(annotations),
+            clique_annotations = dict(annotations) if role["name"].startswith("gms") else _with_topology_source(
+                dgd, comp, annotations)
+            clique = {"name": clique_name, "labels": clique_labels, "annotations": clique_annotations,
                       "spec": {"roleName": clique_name, "podSpec": role["podSpec"], "replicas": role["replicas"],
                                "minAvailable": min_available}}
             cliques.append(clique)
@@ -293,7 +310,7 @@ def _dcd_annotations(dgd: dict, component: dict) -> Dict[str, str]:
     if model:
         out[ANN_BASE_MODEL] = model
     out.pop(api.ANN_ORIGIN_VERSION, None)
-    return {k: v for k, v in out.items() if v != ""}
+    return {k: v for k, v in _with_topology_source(dgd, component, out).items() if v != ""}
 
 
 def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) -> List[dict]:
@@ -311,7 +328,8 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) ->
         dyn_ns = _dynamo_ns(dgd, comp)
         alpha = _alpha(meta.get("annotations") or {}, r["name"])
         # The DCD's own labels (generateSingleDCD).
-        dcd_labels = {**(_metadata(comp).get("labels") or {}), api.LABEL_COMPONENT: r["name"],
+        # spec.labels sit under the template's (applyDGDTemplateDefaults, mergeLowPriorityMetadata).
+        dcd_labels = {**(spec.get("labels") or {}), **(_metadata(comp).get("labels") or {}), api.LABEL_COMPONENT: r["name"],
                       api.LABEL_DYNAMO_NAMESPACE: dyn_ns, api.LABEL_DGD: meta["name"]}
         tpl_labels = dict(_metadata(comp).get("labels") or {})
         if _worker(comp) and worker_hash:

@@ -194,7 +194,12 @@ def _render_component(
     if inter_pod_gms:
         plan = gms.roles(nodes, component)
     else:
-        plan = [(r, r, replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
+        # A forced single-node scaling group is one single-pod clique; the group carries the replicas
+        # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go expandSingleNodeScalingGroupRoles).
+        forced = deployer.name == "grove" and bool(((component.get("experimental") or {}).get("grove") or {}).get(
+            "forceScalingGroup"))
+        main_replicas = 1 if forced else replicas
+        plan = [(r, r, main_replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
 
     roles_out: List[dict] = []
     gpus_by_role: Dict[str, int] = {}

@@ -156,7 +156,7 @@ def compare_objects(name: str, render: dict, item: dict, provider: str) -> List[
     if render.get("error"):
         return []  # nothing rendered: compare_roles holds explain to an error finding
     got = item.get("objects") or []
-    if provider == "lws":  # the oracle lists DCDs by name
+    if not render.get("podCliqueSet"):  # component workloads (also with Grove on): the oracle lists DCDs by name
         got = sorted(got, key=lambda o: o["metadata"]["name"])
         want = sorted(want, key=lambda o: o["metadata"]["name"])
     if any(w.get("error") for w in render.get("workloads") or []):
