@@ -51,6 +51,7 @@ BACKENDS = ("vllm", "sglang", "trtllm")
 NOOP = "noop"
 GPU_RESOURCE = "nvidia.com/gpu"
 MPI_SSH_SECRET_DEFAULT = "mpi-run-ssh-secret"
+PLANNER_SERVICE_ACCOUNT = "planner-serviceaccount"  # consts.PlannerServiceAccountName
 
 # -- version cut-offs (operator version unless noted) ------------------------------------------
 LWS_KUBELET_FORM_SINCE = "1.1.0"  # $(LWS_LEADER_ADDRESS) instead of "$LWS_LEADER_ADDRESS" (see lws.py)

@@ -90,6 +90,20 @@ def _decoded(dgd: dict) -> dict:
     return {**dgd, "spec": spec}
 
 
+def _lws_main_problem(pod_spec: dict) -> Optional[str]:
+    """``checkMainContainer``: the DCD controller refuses a LeaderWorkerSet pod whose main container
+    has no command or no args (ai-dynamo/dynamo@2a6da14c
+    internal/controller/dynamocomponentdeployment_controller.go)."""
+    main = next((c for c in pod_spec.get("containers") or [] if c.get("name") == "main"), None)
+    if main is None:
+        return "main container not found in pod spec"
+    if not main.get("command"):
+        return "container Command cannot be nil for LWS pod"
+    if not main.get("args"):
+        return "container Args cannot be empty for LWS pod"
+    return None
+
+
 def _node_count(component: dict) -> int:
     mn = component.get("multinode")
     if mn is None:
@@ -172,9 +186,23 @@ def _render_component(
     templates = {
         r: (role_templates.get(r) if role_templates else component.get("podTemplate")) for r in role_names
     }
+    if ctype == "planner" and deployer.name != "grove":
+        # The generated DCD's template names the planner's service account, over the user's
+        # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go GenerateDynamoComponentsDeployments).
+        for r, t in list(templates.items()):
+            t = copy.deepcopy(t) or {}
+            t.setdefault("spec", {})["serviceAccountName"] = api.PLANNER_SERVICE_ACCOUNT
+            templates[r] = t
     first_main = main_container_of(templates[role_names[0]]) or {}
+    # Off Grove each DCD carries the DGD-wide framework (spec.backendFramework, else the one detected
+    # in the worker components) and the DCD controller renders with it as the explicit one
+    # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go backendFrameworkForGeneratedDCDs,
+    # GetBackendFrameworkFromDynamoComponent).
+    explicit = spec.get("backendFramework")
+    if deployer.name != "grove":
+        explicit = workerhash.dgd_backend_framework(spec) or explicit
     framework, err = determine_backend_framework(
-        ctype, first_main.get("command") or [], first_main.get("args") or [], spec.get("backendFramework")
+        ctype, first_main.get("command") or [], first_main.get("args") or [], explicit
     )
     if err:
         code = "backend-framework-mismatch" if "mismatch" in err else "backend-framework-ambiguous"
@@ -256,6 +284,12 @@ def _render_component(
             if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
                 findings += validate.model_path_contains_framework(name, framework, before)
 
+    if deployer.name == "lws" and multinode:
+        problem = next(filter(None, (_lws_main_problem(r["podSpec"]) for r in roles_out if r["podSpec"])), None)
+        if problem and not any(f["severity"] == validate.ERROR for f in findings):
+            findings.append(validate.render_error(
+                "render-error", name, f"{problem} (the operator fails to render this component).",
+                "Give the main container a command and args: the LeaderWorkerSet renderer requires both."))
     assert decision is not None  # every plan has a role, and the first one sets it
     gpus_per_pod = gpus_by_role[role_names[0]] if role_names[0] in gpus_by_role else next(iter(gpus_by_role.values()))
     if multinode:
