@@ -382,7 +382,7 @@ def explain_dgd(
     stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
               "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
                                               for c in components]}}
-    worker_hash = workerhash.for_dgd(stored)
+    worker_hash = workerhash.for_dgd(stored, op_version)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
