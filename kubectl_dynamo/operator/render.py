@@ -17,7 +17,7 @@ from . import api, defaults, gms, goencode, validate, versions, vllm, workerhash
 from . import selection as sel_mod
 from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
 from .deployer import MultinodeDeployer
-from .flags import determine_backend_framework, resolve_gpu_count
+from .flags import component_backend_framework, resolve_gpu_count
 from .grove import GroveDeployer, apply_scheduler
 from .lws import LWSDeployer
 from .podspec import RenderError, generate_pod_spec, main_container_of, merge_envs
@@ -200,10 +200,10 @@ def _render_component(
     # GetBackendFrameworkFromDynamoComponent).
     explicit = spec.get("backendFramework")
     if deployer.name != "grove":
-        explicit = workerhash.dgd_backend_framework(spec) or explicit
-    framework, err = determine_backend_framework(
-        ctype, first_main.get("command") or [], first_main.get("args") or [], explicit
-    )
+        explicit = workerhash.dgd_backend_framework(spec, operator_version) or explicit
+    framework, err = component_backend_framework(
+        {**component, "podTemplate": templates[role_names[0]]} if not role_templates else component, explicit,
+        operator_version)
     if err:
         code = "backend-framework-mismatch" if "mismatch" in err else "backend-framework-ambiguous"
         findings.append(validate.render_error(

@@ -48,7 +48,7 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
         if ctx.role == WORKER:
             rank, needs_shell = ctx.deployer.engine_rank()
         else:
-            rank, needs_shell = "0", False
+            rank, needs_shell = ctx.deployer.engine_leader_rank(), False
         flags = f"--dist-init-addr {leader}:{DIST_INIT_PORT} --nnodes {ctx.nodes} --node-rank {rank}"
         inject_flags_into_container_command(container, flags, needs_shell, "sglang")
     if ctx.role == WORKER:

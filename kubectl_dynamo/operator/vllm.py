@@ -202,7 +202,7 @@ def _inject_mp(container: dict, ctx: RoleContext) -> None:
         rank, needs_shell = ctx.deployer.engine_rank()
         flags += f" --node-rank {rank} --headless"
     else:
-        flags, needs_shell = flags + " --node-rank 0", False
+        flags, needs_shell = flags + f" --node-rank {ctx.deployer.engine_leader_rank()}", False
     inject_flags_into_container_command(container, flags, needs_shell, "vllm")
 
 

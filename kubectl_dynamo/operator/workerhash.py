@@ -34,7 +34,7 @@ def for_dgd(dgd: dict, operator_version: str = "1.5.0") -> str:
     value = stored((dgd.get("metadata") or {}).get("annotations"))
     if value:
         return value
-    backend = dgd_backend_framework(dgd.get("spec") or {})
+    backend = dgd_backend_framework(dgd.get("spec") or {}, operator_version)
     return PLACEHOLDER if backend is None else compute(dgd, backend, operator_version)
 
 
@@ -277,11 +277,10 @@ def _layout_16() -> str:
     return "dynamo16.DynamoComponentDeploymentSpec"
 
 
-def dgd_backend_framework(spec: dict) -> Optional[str]:
+def dgd_backend_framework(spec: dict, operator_version: str = "1.5.0") -> Optional[str]:
     """``backendFrameworkForGeneratedDCDs``: spec.backendFramework, else the one framework detected
     in the worker components ("" for none); None when the operator would fail (two frameworks)."""
-    from .flags import determine_backend_framework
-    from .podspec import main_container_of
+    from .flags import component_backend_framework
 
     if spec.get("backendFramework"):
         return spec["backendFramework"]
@@ -289,8 +288,7 @@ def dgd_backend_framework(spec: dict) -> Optional[str]:
     for comp in spec.get("components") or []:
         if comp.get("type") not in api.WORKER_TYPES:
             continue
-        main = main_container_of(comp.get("podTemplate")) or {}
-        fw, err = determine_backend_framework(comp["type"], main.get("command") or [], main.get("args") or [], None)
+        fw, err = component_backend_framework(comp, None, operator_version)
         if err:
             return None
         if fw in ("", api.NOOP):
