@@ -15,6 +15,7 @@ the rendered args are rewritten to the long form is [UNVERIFIED] — modelled as
 
 from __future__ import annotations
 
+import re
 from typing import List, Mapping, Optional
 
 from . import api, versions
@@ -195,6 +196,65 @@ def role_args(nodes: int, role: str) -> List[str]:
 
 # ---- rendering -----------------------------------------------------------------------------
 
+# ---- 1.6 role templates (tu-kim/dynamo@3f3d3dfa internal/dynamo/backend_vllm.go) -----------------
+# An authored role template keeps its launch; when it runs the mp executor the operator only makes
+# sure ``--master-port 29500`` is on the command line (``ensureContainerCommandLineFlag``).
+
+def _command_line(container: dict) -> List[str]:
+    """``getExpandedCommandLine``: command and args split on whitespace, vLLM flags normalised."""
+    tokens = [t for a in list(container.get("command") or []) + list(container.get("args") or []) for t in a.split()]
+    return normalize_flags(tokens)
+
+
+def _authored_mp(container: dict) -> bool:
+    """``parseVLLMLaunchArgs(...).IsMpDistributedExecutorBackend``: the last executor flag says mp."""
+    tokens, mp = _command_line(container), False
+    for i, tok in enumerate(tokens[:-1]):
+        if tok == EXECUTOR:
+            mp = tokens[i + 1] == "mp"
+    return mp
+
+
+def _has_arg(tokens: List[str], flag: str, value: str) -> bool:
+    """``hasArg`` (internal/dynamo/utils.go)."""
+    joined, equals = f"{flag} {value}", f"{flag}={value}"
+    return any(joined in t or equals in t or (t == flag and i + 1 < len(tokens) and tokens[i + 1] == value)
+               for i, t in enumerate(tokens))
+
+
+def _inject_direct(command: str, flags: str, executable: str = "vllm", subcommand: str = "serve") -> str:
+    """``injectFlagsIntoDirectCommand``: after a ``vllm serve`` segment of a shell line."""
+    direct = f"{executable} {subcommand}".strip()
+    pattern = re.compile(rf"(^|\s)((?:exec\s+)?{re.escape(direct)}(?:\s+[^|&;]*)?)(\s|$|[|&;])")
+    return pattern.sub(lambda m: f"{m.group(1)}{m.group(2).strip()} {flags}{m.group(3)}", command)
+
+
+def ensure_command_line_flag(container: dict, flag: str, value: str) -> None:
+    def has() -> bool:
+        return _has_arg(_command_line(container), flag, value)
+
+    if has():
+        return
+    inject_flags_into_container_command(container, f"{flag} {value}", False, "vllm")
+    for key in ("args", "command"):
+        if has():
+            return
+        items = list(container.get(key) or [])
+        for i, item in enumerate(items):
+            modified = _inject_direct(item, f"{flag} {value}")
+            if modified != item:
+                items[i] = modified
+                container[key] = items
+                break
+    command = container.get("command") or []
+    if not has() and (not command or command[0].split("/")[-1] not in ("sh", "bash")):
+        container["args"] = list(container.get("args") or []) + [flag, value]
+    if not has():
+        from .podspec import RenderError
+
+        raise RenderError(f'could not add operator-owned flag "{flag}" to the container command line')
+
+
 def _inject_mp(container: dict, ctx: RoleContext) -> None:
     leader = ctx.deployer.engine_leader(ctx.service)
     flags = f"{EXECUTOR} mp --nnodes {ctx.nodes} --master-addr {leader} --master-port {MP_MASTER_PORT}"
@@ -283,12 +343,11 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
             _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})
     decision = decide(container, ctx)
     if ctx.multinode:
-        if ctx.role_templates:
-            # [UNVERIFIED] 1.6: only the master port is added, once, to an authored mp command.
-            if decision.mode == "mp" and "--master-port" not in " ".join(
-                (container.get("command") or []) + (container.get("args") or [])
-            ):
-                inject_flags_into_container_command(container, f"--master-port={MP_MASTER_PORT}", False, "vllm")
+        role_template_mp = ctx.role_templates and _authored_mp(container)
+        if role_template_mp:
+            ensure_command_line_flag(container, "--master-port", MP_MASTER_PORT)
+        elif ctx.role_templates:
+            pass
         elif decision.mode == "mp":
             _inject_mp(container, ctx)
         elif decision.mode == "ray":
@@ -300,7 +359,7 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
         if ctx.role == WORKER:
             for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
                 container.pop(probe, None)
-        if should_use_mp(ctx.annotations):
+        if role_template_mp or (not ctx.role_templates and should_use_mp(ctx.annotations)):
             _append_env(container, {"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", **POD_IP_ENV})
     elif decision.mode == "elastic-ep" and container.get("command"):
         _inject_elastic_ep(container, ctx)
