@@ -251,7 +251,7 @@ def _render_component(
             role_templates=bool(role_templates), ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
             inter_pod_gms=gms.is_inter_pod(component), inter_pod_failover=gms.is_inter_pod_failover(component),
         )
-        topology_env = deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        topology_env = role_deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
         pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
                                                topology_env, findings if role_name == plan[0][0] else [])
         if kind == "gms":

@@ -350,12 +350,19 @@ def component(rng: random.Random, name: str, ctype: Optional[str], fw: str, orig
         sidecar_name = c["frontendSidecar"] = _pick(rng, ("frontend", "sidecar-frontend"))
     if multinode:
         c["multinode"] = {"nodeCount": _pick(rng, (2, 2, 3, 4))}
-    use_roles = multinode and origin >= "1.6" and _maybe(rng, 0.4)
+    # Role templates at origin 1.6 for vLLM and SGLang only: TRT-LLM's role handling in the 1.6
+    # oracle is still 1.5 code (tests/data/generative/PROVENANCE.md).
+    use_roles = multinode and origin >= "1.6" and fw != "trtllm" and _maybe(rng, 0.4)
     if use_roles:
         c["roles"] = []
         for role in ("leader", "worker"):
-            r: Dict[str, Any] = {"name": role,
-                                 "podTemplate": pod_template(rng, fw, ctype, gpus, multinode, sidecar_name)}
+            tpl = pod_template(rng, fw, ctype, gpus, multinode, sidecar_name)
+            for container in tpl["spec"]["containers"]:
+                # The 1.6 oracle's CRD has no schema for roles, so the API server's one material
+                # default inside a pod template (port protocol TCP) never reaches a role template
+                # there, as it would on a 1.6 cluster: ports stay on component templates.
+                container.pop("ports", None)
+            r: Dict[str, Any] = {"name": role, "podTemplate": tpl}
             if _maybe(rng, 0.2):
                 r["replicas"] = 1 if role == "leader" else c["multinode"]["nodeCount"] - 1
             c["roles"].append(r)
