@@ -147,6 +147,14 @@ def _with_topology_source(dgd: dict, component: dict, annotations: Dict[str, str
     return out
 
 
+def _effective_for_role(component: dict, role: str) -> dict:
+    if component.get("podTemplate") or not any(r.get("podTemplate") for r in component.get("roles") or []):
+        return component
+    kind = _role_kind(role)
+    tpl = next((r.get("podTemplate") for r in component.get("roles") or [] if r.get("name") == kind), None)
+    return {**component, "podTemplate": tpl} if tpl else component
+
+
 def _role_kind(role: str) -> str:
     return role.split("-")[0]
 
@@ -171,11 +179,14 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
         comp = components.get(out["name"]) or {}
         lower = out["name"].lower()
         pcsg, multinode, inter = uses_pcsg(comp), _nodes(comp) > 1, gms.is_inter_pod(comp)
-        labels = _labels(dgd, comp, dynamo_ns=_dynamo_ns(dgd, comp), worker_hash=worker_hash, discovery=discovery,
-                         has_epp=has_epp)
-        annotations = _annotations(dgd, comp, discovery)
         names: List[str] = []
         for role in out["roles"]:
+            # 1.6 role templates: each clique's metadata comes from its role's template
+            # (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go EffectiveComponentForRole).
+            source = _effective_for_role(comp, role["name"])
+            labels = _labels(dgd, source, dynamo_ns=_dynamo_ns(dgd, comp), worker_hash=worker_hash,
+                             discovery=discovery, has_epp=has_epp)
+            annotations = _annotations(dgd, source, discovery)
             clique_name = lower if role["name"] == "main" else f"{lower}-{_clique_suffix(role['name'])}"
             min_available = role["replicas"] if multinode and not gms.is_inter_pod_failover(comp) else (
                 comp.get("minAvailable") or 1 if not pcsg else 1)
