@@ -360,7 +360,7 @@ def group_on_one_node(view) -> Iterator[Finding]:
 
 def _component_of(view, key) -> Optional[str]:
     """The DGD component an object of the lineage belongs to (its own label, else its owners')."""
-    from kubectl_dynamo.model.views import COMPONENT_LABEL
+    from kubectl_dynamo.model.labels import COMPONENT_LABEL
 
     objects = view.index.objects
     seen = set()
@@ -490,7 +490,7 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
     grove-controller-stopped, the PodClique readyReplicas 1 with no pod left)."""
     if view.index is None:
         return
-    from kubectl_dynamo.model.views import GROVE_CLIQUE, LWS_NAME
+    from kubectl_dynamo.model.labels import GROVE_CLIQUE, LWS_NAME
 
     pods = [(c, g, p) for c in view.components for g in c.groups.values() for p in g.pods]
     for key in sorted(view.lineage, key=str):

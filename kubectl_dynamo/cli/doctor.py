@@ -35,8 +35,8 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
     from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.commands.doctor import run_doctor
     from kubectl_dynamo.errors import UsageError
-    from kubectl_dynamo.model.views import run_doctor
 
     if from_path and exec_checks:
         raise UsageError("--exec runs commands in live pods: it cannot be combined with --from")

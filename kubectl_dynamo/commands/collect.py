@@ -34,7 +34,8 @@ from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.commands.logs import log_params, log_path
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, UsageError
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, classify
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
+from kubectl_dynamo.model.views import classify
 from kubectl_dynamo.result import Result
 
 FORMAT = "kubectl-dynamo/collect"
@@ -227,9 +228,10 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
     """Record the cluster, then add what a recording has not: logs, describes, detect/doctor JSON."""
     from kubectl_dynamo.cluster.record import record
     from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.commands.detect import detect_report
+    from kubectl_dynamo.commands.doctor import run_doctor
     from kubectl_dynamo.model.facts import gather
-    from kubectl_dynamo.model.platform import controller_deployments, detect_report
-    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.model.platform import controller_deployments
     from kubectl_dynamo.output.tables_debug import format_collect
 
     limits = limits or Limits()

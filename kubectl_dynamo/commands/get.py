@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.model.views import DGD_LABEL, DgdView, build_views, read_views, scope_namespace
+from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
 from kubectl_dynamo.result import Result
 
 

@@ -20,7 +20,8 @@ from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, NotFound, UsageError
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, PodInfo, classify
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
+from kubectl_dynamo.model.views import PodInfo, classify
 
 PALETTE = ("cyan", "green", "yellow", "magenta", "blue", "red", "bright_cyan", "bright_green",
            "bright_yellow", "bright_magenta", "bright_blue", "bright_red")

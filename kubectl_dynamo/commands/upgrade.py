@@ -630,8 +630,6 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     notes: List[str] = []
     if live is not None:
-        from kubectl_dynamo.cluster.live import get_dgd_for_upgrade
-
         cluster, name, ns = live
         manifest, obj, note = get_dgd_for_upgrade(cluster, name, ns)
         notes += [note] if note else []
@@ -679,3 +677,37 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
     return Result(data, lambda _d, wide, color: format_report(
         {"documents": [d.as_dict() for d in result.documents]}, wide, color),
         text=result.text, notes=notes, names=names)
+
+
+def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict, Optional[str]]:
+    """(manifest to upgrade, stored object, note) for a live DGD.
+
+    The stored object is read as v1beta1 (v1alpha1 only where an old CRD serves nothing else).
+    When it was written as v1alpha1 without a last-applied copy, the manifest is its v1alpha1
+    view from the server (the operator's conversion webhook); if that is unavailable, the stored
+    v1beta1 object is upgraded instead and the note says so."""
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import DynamoError, NotFound
+
+    obj = None
+    for version in ("v1beta1", "v1alpha1"):
+        try:
+            obj = cluster.get(path_for("nvidia.com", version, "dynamographdeployments", namespace, name))
+            break
+        except NotFound:
+            continue
+    if obj is None:
+        raise NotFound(f"dynamographdeployment {name!r} not found in namespace {namespace!r}")
+    note = None
+    manifest = manifest_from_live(obj)
+    if authored_version(obj) == "nvidia.com/v1alpha1" and manifest.get("apiVersion") != "nvidia.com/v1alpha1":
+        try:
+            alpha = cluster.get(path_for("nvidia.com", "v1alpha1", "dynamographdeployments", namespace, name))
+            manifest = manifest_from_live(alpha)
+        except DynamoError as e:
+            if getattr(e, "status", None) is None and not isinstance(e, NotFound):
+                raise
+            note = (f"note: {name} was written as v1alpha1 but its v1alpha1 view is unavailable "
+                    f"({e.message}); upgrading the stored v1beta1 object instead")
+    manifest.setdefault("metadata", {}).setdefault("namespace", namespace)
+    return manifest, obj, note

@@ -24,11 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, GROVE_CLIQUE, LWS_NAME, classify
-
-GROVE_PODGANG = "grove.io/podgang"
-GROVE_PCSG = "grove.io/podcliquescalinggroup"
-PART_OF = "app.kubernetes.io/part-of"
+from kubectl_dynamo.model.labels import (
+    COMPONENT_LABEL,
+    DGD_LABEL,
+    GROVE_CLIQUE,
+    GROVE_PCSG,
+    GROVE_PODGANG,
+    LWS_NAME,
+    PART_OF,
+)
+from kubectl_dynamo.model.views import classify
 
 # (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
 KINDS: Tuple[Tuple[str, str, str, str], ...] = (

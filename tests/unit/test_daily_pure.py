@@ -290,7 +290,7 @@ def test_collect_of_a_recorded_state_replays_the_same_doctor(state, tmp_path):
     import tarfile
 
     from kubectl_dynamo.commands.collect import run_collect
-    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor
 
     source = RecordedWithLogs(str(RECORDED / state), "llm")
     bundle = str(tmp_path / "b.tar.gz")

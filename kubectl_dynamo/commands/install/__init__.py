@@ -156,9 +156,9 @@ def preflight(req, helm, connect, doc):
     import json
 
     from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.commands.detect import detect_report
     from kubectl_dynamo.commands.install import plan as ins
     from kubectl_dynamo.errors import DynamoError, Forbidden, NotFound
-    from kubectl_dynamo.model.platform import detect_report
 
     checks = []
     cluster = connect()
@@ -336,8 +336,8 @@ def verify(req, connect, clock, sleep=None) -> dict:
     """detect again; discovery follows new CRDs asynchronously, so retry briefly before judging."""
     import time
 
+    from kubectl_dynamo.commands.detect import detect_report
     from kubectl_dynamo.commands.install import plan as ins
-    from kubectl_dynamo.model.platform import detect_report
 
     sleep = sleep or time.sleep  # discovery has no watch: poll with a deadline
     deadline = clock() + 20
