@@ -12,9 +12,9 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Dict, List, Optional, Tuple, Union
 
-from .api import BACKENDS as FRAMEWORKS
-from .api import NOOP, WORKER_TYPES
-from .quoting import shell_quote_for_bash_c
+from kubectl_dynamo.operator.api import BACKENDS as FRAMEWORKS
+from kubectl_dynamo.operator.api import NOOP, WORKER_TYPES
+from kubectl_dynamo.operator.quoting import shell_quote_for_bash_c
 
 WS = r"[\t\n\f\r ]"  # Go RE2 \s
 
@@ -106,8 +106,8 @@ def component_backend_framework(component: dict, explicit: Optional[str], operat
     template (the component's, then each role's) is judged; the first detected framework wins,
     two different ones are an error (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go
     ``determineBackendFrameworkForComponent``)."""
-    from . import versions
-    from .podspec import main_container_of
+    from kubectl_dynamo.operator import versions
+    from kubectl_dynamo.operator.podspec import main_container_of
 
     ctype = component.get("type") or ""
     templates = [component.get("podTemplate")] if component.get("podTemplate") else []

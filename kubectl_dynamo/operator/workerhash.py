@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional
 
-from . import api, versions
+from kubectl_dynamo.operator import api, versions
 
 PLACEHOLDER = "<worker-hash>"
 ANN_V1 = "nvidia.com/current-worker-hash"
@@ -88,10 +88,16 @@ def hash_input(dgd: dict, backend_framework: str, operator_version: str = "1.5.0
     one detected from the worker components, "" for none)."""
     import json
 
-    from . import goencode
-    from .components import dynamo_namespace
-    from .objects import LABEL_BASE_MODEL_HASH, LABEL_COMPONENT_CLASS, LABEL_SUB_COMPONENT_TYPE, _alpha, _model_hash
-    from .podspec import main_container_of
+    from kubectl_dynamo.operator import goencode
+    from kubectl_dynamo.operator.components import dynamo_namespace
+    from kubectl_dynamo.operator.objects import (
+        LABEL_BASE_MODEL_HASH,
+        LABEL_COMPONENT_CLASS,
+        LABEL_SUB_COMPONENT_TYPE,
+        _alpha,
+        _model_hash,
+    )
+    from kubectl_dynamo.operator.podspec import main_container_of
 
     v16 = versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE)
     meta, spec = dgd["metadata"], dgd["spec"]
@@ -178,7 +184,7 @@ def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool) 
     """What the generated worker DCD's pod template holds (``GenerateDynamoComponentsDeployments``:
     the worker-hash label, then ``applyDGDTemplateDefaults``): DGD env under the main container's,
     the kvTransferPolicy wiring, propagated DGD annotations, spec annotations and labels beneath."""
-    from .podspec import apply_kv_transfer_policy, main_container_of, merge_envs
+    from kubectl_dynamo.operator.podspec import apply_kv_transfer_policy, main_container_of, merge_envs
 
     tmeta = tpl.setdefault("metadata", {})
     labels = tmeta.setdefault("labels", {})
@@ -211,7 +217,7 @@ def _hash_spec_16(c: dict, backend_framework: str) -> None:
     dropped (``ExplicitMultinodeRolesMatchImplicit``), other roles sorted by name, an empty
     ``experimental.grove`` / disabled checkpoint / empty ``experimental`` dropped, the backend's
     default compilation-cache path written as none."""
-    from . import vllm
+    from kubectl_dynamo.operator import vllm
 
     roles = c.get("roles")
     if roles:
@@ -257,7 +263,7 @@ def _layout_16() -> str:
     """The 1.6 DCD spec's Go layout: the 1.5 one with ``roles`` after ``multinode`` (the Dynamo 1.6
     ``ComponentRoleSpec``: name, replicas, providerOverride, podTemplate; tu-kim/dynamo@3f3d3dfa
     api/v1beta1 as its deepcopy names them). Registered once under new type names."""
-    from . import goencode
+    from kubectl_dynamo.operator import goencode
 
     types = goencode.layout()["types"]
     if "dynamo16.DynamoComponentDeploymentSpec" not in types:
@@ -280,7 +286,8 @@ def _layout_16() -> str:
 def dgd_backend_framework(spec: dict, operator_version: str = "1.5.0") -> Optional[str]:
     """``backendFrameworkForGeneratedDCDs``: spec.backendFramework, else the one framework detected
     in the worker components ("" for none); None when the operator would fail (two frameworks)."""
-    from .flags import component_backend_framework
+    from kubectl_dynamo.operator.flags import determine_backend_framework
+    from kubectl_dynamo.operator.podspec import main_container_of
 
     if spec.get("backendFramework"):
         return spec["backendFramework"]

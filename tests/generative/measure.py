@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from kubectl_dynamo import explain
+from kubectl_dynamo.commands import explain
 from tests.generative.compare import compare_objects, compare_roles
 
 PROVIDERS = ("grove", "lws")

@@ -4,10 +4,11 @@ snapshots (pods from tests/unit/builders.py, written from the upstream controlle
 
 import yaml
 
-from kubectl_dynamo import doctor
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.checks.registry import run
-from kubectl_dynamo.detection import Facts
-from kubectl_dynamo.tables import format_doctor
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.output.tables import format_doctor
 from tests.integration import world
 from tests.unit import builders as b
 
@@ -20,7 +21,7 @@ def test_classify_grove_and_lws_ranks():
 
 
 def _diagnose(snap) -> dict:
-    return doctor.diagnose(snap, doctor.build_views(snap))
+    return diagnosis.diagnose(snap, doctor.build_views(snap))
 
 
 def test_failed_mount_event_is_reported_once_per_pod():
@@ -145,7 +146,7 @@ def test_nodes_unreadable_is_no_finding():
 
 
 def test_nest_findings_depth_follows_cause():
-    from kubectl_dynamo.tables import nest_findings
+    from kubectl_dynamo.output.tables import nest_findings
 
     obj = {"kind": "Pod", "namespace": "n", "name": "p"}
     fs = [{"code": "a", "object": obj, "cause": None},
@@ -159,12 +160,12 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
     """link_causes looks for a consequence's cause among its own DGD's findings: with a thousand DGDs
     each consequence still finds the cause of its own group, none of another DGD's, and compares it
     with a few candidates, not with every finding (it was quadratic: 0.8 s at 2,000 findings)."""
-    from kubectl_dynamo import doctor
-    from kubectl_dynamo.checks.finding import Finding
+    from kubectl_dynamo.findings.finding import Finding
+    from kubectl_dynamo.model import views as doctor
 
     compared = []
-    covers = doctor._covers
-    monkeypatch.setattr(doctor, "_covers", lambda c, f: compared.append(1) or covers(c, f))
+    covers = diagnosis._covers
+    monkeypatch.setattr(diagnosis, "_covers", lambda c, f: compared.append(1) or covers(c, f))
 
     findings = []
     for i in range(1000):
@@ -172,7 +173,7 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
         obj = {"kind": "Pod", "namespace": "ns", "name": f"dgd-{i}-0"}
         findings.append(Finding("group-incomplete", "error", "m", object=obj, where=where))
         findings.append(Finding("gang-held", "error", "m", object={**obj, "kind": "PodGroup"}, where=where))
-    linked = doctor.link_causes(findings)
+    linked = diagnosis.link_causes(findings)
     assert len(compared) <= len(findings)
     incomplete = [f for f in linked if f.code == "group-incomplete"]
     assert len(incomplete) == 1000

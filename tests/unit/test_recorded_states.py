@@ -3,7 +3,7 @@
 Each state was recorded by scripts/record-states from the real Dynamo operator with the real LWS +
 Volcano (``lws-*``) or Grove + KAI (``grove-*``) controllers; nothing here was rendered by this
 project's code. The tests run doctor's real code path — ``cluster.snapshot.take`` through
-``RecordedCluster`` → ``doctor.build_views`` → ``doctor.diagnose`` — and assert:
+``RecordedCluster`` → ``doctor.build_views`` → ``diagnosis.diagnose`` — and assert:
 
 - healthy states: no error/warning finding, and every group and rank recognised (expected ranks come
   from the DGD's own ``multinode.nodeCount``, not from doctor's label logic);
@@ -20,10 +20,11 @@ from typing import Dict, List
 import pytest
 from click.testing import CliRunner
 
-from kubectl_dynamo import doctor
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cli import cli
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.cluster.snapshot import read_secret_keys, take
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.snapshot import read_secret_keys, take
 from tests.conftest import run_cli
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
@@ -32,13 +33,13 @@ BAD = ("error", "warning")
 
 
 def run(state: str) -> dict:
-    """doctor -A on one recorded state, as cli/doctor.run_doctor does it."""
+    """doctor -A on one recorded state, as cli/doctor_command.run_doctor does it."""
     cluster = RecordedCluster(str(RECORDED / state))
     snap = take(cluster, None)
     views = doctor.build_views(snap)
     for ns, secret in sorted(doctor.needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
-    return doctor.diagnose(snap, views)
+    return diagnosis.diagnose(snap, views)
 
 
 _CACHE: Dict[str, dict] = {}

@@ -1,0 +1,65 @@
+"""The one finding type of every command (detect, explain, doctor, doctor --exec).
+
+Its JSON form is part of each command's contract and always has the same six keys:
+``{"code", "severity", "message", "hint", "component", "object"}`` (``component`` is the DGD
+component it is about, or null; ``object`` is ``{"kind", "namespace", "name"}`` or null).
+
+``doctor`` adds a seventh key, ``cause``: null for a root finding, else ``{"code", "object"}`` of the
+finding it follows from (e.g. ``group-incomplete`` under the ``controller-create-failed`` that
+explains the missing pod). ``where`` (not in the JSON) says which DGD group a doctor finding is
+about, so doctor can tie consequences to their cause (``doctor.link_causes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Optional, Tuple
+
+from kubectl_dynamo.findings.catalogue import SEVERITIES, entry
+
+RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower is more severe
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: str
+    message: str
+    hint: str = ""
+    component: Optional[str] = None
+    object: Optional[Dict[str, Any]] = None
+    cause: Optional[Dict[str, Any]] = None  # {"code", "object"} of the finding this one follows from
+    # (namespace, dgd, component or None, group index or None): the group a doctor finding is about
+    where: Optional[Tuple[Any, ...]] = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        allowed = entry(self.code).severities  # KeyError: a code missing from the catalogue is a bug
+        if self.severity not in allowed:
+            raise ValueError(f"{self.code} is reported as {self.severity}; the catalogue allows {allowed}")
+
+    def as_json(self) -> Dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message, "hint": self.hint,
+                "component": self.component, "object": self.object}
+
+    def at(self, obj: Optional[Dict[str, Any]]) -> Finding:
+        """The same finding about another object (doctor names the object it found the problem on)."""
+        return replace(self, object=obj)
+
+    def caused_by(self, other: Finding) -> Finding:
+        return replace(self, cause={"code": other.code, "object": other.object})
+
+
+def finding(code: str, message: str, hint: Optional[str] = None, *, severity: Optional[str] = None,
+            component: Optional[str] = None, obj: Optional[Dict[str, Any]] = None) -> Finding:
+    """A finding with the catalogue's severity (unless one of its ``also`` severities is given) and,
+    when no specific hint is known, the catalogue's fix."""
+    e = entry(code)
+    return Finding(code, severity or e.severity, message, e.fix if hint is None else hint, component, obj)
+
+
+def at_least(severity: str, threshold: str) -> bool:
+    return RANK[severity] <= RANK[threshold]
+
+
+def worst_first(f: Finding) -> tuple:
+    return (RANK[f.severity], f.code)

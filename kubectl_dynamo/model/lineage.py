@@ -1,0 +1,327 @@
+"""``tree``: a DGD's lineage, including the links ownerReferences do not show.
+
+Parents come from the controller ownerReference when the owner is among the listed objects, else
+from the labels the orchestrators put (so a tree still forms when an owner is missing or a
+controller does not set one):
+
+- Grove (ai-dynamo/grove ``operator/api/common/labels.go``, v0.1.0-alpha.12): a Pod's PodClique is
+  ``grove.io/podclique``; a PodClique's scaling group ``grove.io/podcliquescalinggroup``; a scaling
+  group's or clique's PodCliqueSet ``app.kubernetes.io/part-of``. The PodGang (owned by the
+  PodCliqueSet) links to its pods by ``grove.io/podgang`` only: it is shown between a PodClique and
+  its pods, as the gang scheduler sees them.
+- LWS: the worker StatefulSet is owned by the leader Pod (recorded from LWS v0.9.0,
+  ``tests/data/recorded/lws-*``); it is shown beside the leader's StatefulSet under the
+  LeaderWorkerSet (``leaderworkerset.sigs.k8s.io/name``), as the group's second half.
+- A PodCliqueSet or DynamoComponentDeployment whose owner is not listed hangs under the DGD of its
+  ``nvidia.com/dynamo-graph-deployment-name`` label (or, for a PodCliqueSet, of its own name).
+
+Pods that no listed object claims still appear, under the DGD. Each pod carries its role and rank
+(``doctor.classify``) and the Services, ConfigMaps and Secrets it needs, present or missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+from kubectl_dynamo.model.labels import (
+    COMPONENT_LABEL,
+    DGD_LABEL,
+    GROVE_CLIQUE,
+    GROVE_PCSG,
+    GROVE_PODGANG,
+    LWS_NAME,
+    PART_OF,
+)
+from kubectl_dynamo.model.views import classify
+
+# (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
+KINDS: Tuple[Tuple[str, str, str, str], ...] = (
+    ("nvidia.com", "v1beta1", "dynamocomponentdeployments", "DynamoComponentDeployment"),
+    ("grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet"),
+    ("grove.io", "v1alpha1", "podcliquescalinggroups", "PodCliqueScalingGroup"),
+    ("grove.io", "v1alpha1", "podcliques", "PodClique"),
+    ("scheduler.grove.io", "v1alpha1", "podgangs", "PodGang"),
+    ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
+    ("apps", "v1", "statefulsets", "StatefulSet"),
+    ("apps", "v1", "deployments", "Deployment"),  # single-node components (a frontend)
+    ("apps", "v1", "replicasets", "ReplicaSet"),
+)
+
+
+@dataclass
+class Node:
+    kind: str
+    name: str
+    status: str = ""
+    children: List[Node] = field(default_factory=list)
+    pod: Optional[dict] = None  # for a Pod: component, group, rank, role, node, phase, ready, needs
+    via: Optional[str] = None  # how the parent was found when not by ownerReference ("label ...")
+
+    def as_json(self) -> dict:
+        out: dict = {"kind": self.kind, "name": self.name, "status": self.status, "via": self.via}
+        if self.pod is not None:
+            out.update(self.pod)
+        out["children"] = [c.as_json() for c in self.children]
+        return out
+
+
+def _meta(obj: dict) -> dict:
+    return obj.get("metadata") or {}
+
+
+def _labels(obj: dict) -> dict:
+    return _meta(obj).get("labels") or {}
+
+
+def status_of(obj: dict) -> str:
+    """A short status for any kind: phase, ready/replicas, or the Ready/Available condition."""
+    st = obj.get("status") or {}
+    kind = obj.get("kind")
+    if kind == "Pod":
+        ready = next((c.get("status") for c in st.get("conditions") or [] if c.get("type") == "Ready"), None)
+        return f"{st.get('phase') or 'Unknown'}" + (", ready" if ready == "True" else ", not ready")
+    parts = []
+    if st.get("phase"):
+        parts.append(str(st["phase"]))
+    if "readyReplicas" in st or "replicas" in st:  # a controller reported it (an empty status says nothing)
+        replicas = (obj.get("spec") or {}).get("replicas", st.get("replicas"))
+        parts.append(f"ready {st.get('readyReplicas', 0)}/{replicas if replicas is not None else '?'}")
+    for c in st.get("conditions") or []:
+        if c.get("type") in ("Ready", "Available") and not parts:
+            parts.append(f"{c['type']}={c.get('status')}" + (f" ({c['reason']})" if c.get("reason") else ""))
+    return ", ".join(parts)
+
+
+# -- what a pod needs ----------------------------------------------------------------------------------
+
+def needs(pod: dict) -> List[Tuple[str, str, bool]]:
+    """(kind, name, optional) of the Services, ConfigMaps and Secrets a pod cannot start or resolve its
+    group without: its subdomain's headless Service, mounted / env / pull references."""
+    spec = pod.get("spec") or {}
+    out: List[Tuple[str, str, bool]] = []
+    if spec.get("subdomain"):
+        out.append(("Service", spec["subdomain"], False))
+    for v in spec.get("volumes") or []:
+        if v.get("configMap"):
+            out.append(("ConfigMap", v["configMap"].get("name"), bool(v["configMap"].get("optional"))))
+        if v.get("secret"):
+            out.append(("Secret", v["secret"].get("secretName"), bool(v["secret"].get("optional"))))
+        for src in (v.get("projected") or {}).get("sources") or []:
+            if src.get("configMap"):
+                out.append(("ConfigMap", src["configMap"].get("name"), bool(src["configMap"].get("optional"))))
+            if src.get("secret"):
+                out.append(("Secret", src["secret"].get("name"), bool(src["secret"].get("optional"))))
+    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        for ef in c.get("envFrom") or []:
+            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+                if ef.get(key):
+                    out.append((kind, ef[key].get("name"), bool(ef[key].get("optional"))))
+        for env in c.get("env") or []:
+            ref = env.get("valueFrom") or {}
+            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
+                if ref.get(key):
+                    out.append((kind, ref[key].get("name"), bool(ref[key].get("optional"))))
+    for s in spec.get("imagePullSecrets") or []:
+        out.append(("Secret", s.get("name"), False))
+    seen, unique = set(), []
+    for kind, name, optional in out:
+        if name and (kind, name) not in seen:
+            seen.add((kind, name))
+            unique.append((kind, name, optional))
+    return unique
+
+
+# -- building the tree -------------------------------------------------------------------------------
+
+Exists = Callable[[str, str], Optional[bool]]  # (kind, name) -> present, missing, or None (may not be read)
+
+
+def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists: Exists) -> dict:
+    """The DGD's lineage as JSON. ``objects``: the listed workload objects of the namespace (any of
+    ``KINDS``); ``pods``: the DGD's pods; ``exists`` says whether a Service/ConfigMap/Secret exists."""
+    name = _meta(dgd).get("name", "")
+    objs = [o for o in objects if o.get("kind")] + [dict(p, kind="Pod") for p in pods]
+    by_uid = {_meta(o).get("uid"): o for o in objs if _meta(o).get("uid")}
+    by_name = {(o["kind"], _meta(o).get("name")): o for o in objs}
+    dgd_uid = _meta(dgd).get("uid")
+    children: Dict[Optional[str], List[Tuple[dict, Optional[str]]]] = {}  # parent key -> [(child, via)]
+    ganged = {_labels(o).get(GROVE_PODGANG) for o in objs if o["kind"] == "Pod"}
+    for o in objs:
+        if o["kind"] == "PodGang" and _meta(o).get("name") in ganged:
+            continue  # shown between its pods' PodClique and the pods instead
+        parent, via = _parent(o, by_uid, by_name, dgd_uid, name)
+        if parent is not None:
+            children.setdefault(parent, []).append((o, via))
+    root = Node("DynamoGraphDeployment", name, status_of(dgd))
+    attached = set()
+
+    def grow(node: Node, key: str) -> None:
+        for child, via in sorted(children.get(key, []), key=lambda cv: _order(cv[0])):
+            ckey = _key(child)
+            if ckey in attached:
+                continue
+            attached.add(ckey)
+            n = _node(child, via, exists)
+            node.children.append(n)
+            grow(n, ckey)
+        if node.kind == "PodClique":
+            _insert_gangs(node, by_name)
+
+    grow(root, "DGD")
+    # pods of the DGD that no listed object claims (no orchestrator objects, or they are gone)
+    for pod in sorted((o for o in objs if o["kind"] == "Pod" and _key(o) not in attached), key=_order):
+        root.children.append(_node(pod, "label " + DGD_LABEL + " (no owner listed)", exists))
+    out = root.as_json()
+    out["namespace"] = _meta(dgd).get("namespace")
+    out["needs"] = _needs_summary(pods, exists)
+    return out
+
+
+def _key(o: dict) -> str:
+    return _meta(o).get("uid") or f"{o['kind']}/{_meta(o).get('name')}"
+
+
+def _order(o: dict) -> tuple:
+    if o["kind"] == "Pod":
+        info = classify(o)
+        return (1, _labels(o).get(COMPONENT_LABEL) or "", info.group, info.rank is None, info.rank or 0, info.name)
+    return (0, o["kind"], _meta(o).get("name") or "")
+
+
+def _parent(o: dict, by_uid: dict, by_name: dict, dgd_uid: Optional[str], dgd_name: str):
+    """(parent key, how it was found) or (None, None) for an object outside the DGD."""
+    kind, labels = o["kind"], _labels(o)
+    for ref in _meta(o).get("ownerReferences") or []:
+        if not ref.get("controller", True):
+            continue
+        if ref.get("uid") == dgd_uid and ref.get("kind") == "DynamoGraphDeployment":
+            return "DGD", None
+        owner = by_uid.get(ref.get("uid"))
+        if owner is not None:
+            if kind == "StatefulSet" and owner["kind"] == "Pod" and ("LeaderWorkerSet", labels.get(LWS_NAME)) in by_name:
+                lws = by_name[("LeaderWorkerSet", labels[LWS_NAME])]
+                return _key(lws), f"owned by leader pod {_meta(owner).get('name')}"
+            return _key(owner), None
+    label_links = []
+    if kind == "Pod":
+        label_links = [("PodClique", labels.get(GROVE_CLIQUE), GROVE_CLIQUE)]
+    elif kind == "PodClique":
+        label_links = [("PodCliqueScalingGroup", labels.get(GROVE_PCSG), GROVE_PCSG),
+                       ("PodCliqueSet", labels.get(PART_OF), PART_OF)]
+    elif kind == "PodCliqueScalingGroup":
+        label_links = [("PodCliqueSet", labels.get(PART_OF), PART_OF)]
+    elif kind == "StatefulSet":
+        label_links = [("LeaderWorkerSet", labels.get(LWS_NAME), LWS_NAME)]
+    for parent_kind, parent_name, label in label_links:
+        parent = by_name.get((parent_kind, parent_name)) if parent_name else None
+        if parent is not None:
+            return _key(parent), f"label {label}"
+    if kind in ("PodCliqueSet", "DynamoComponentDeployment"):
+        if labels.get(DGD_LABEL) == dgd_name:
+            return "DGD", f"label {DGD_LABEL}"
+        if kind == "PodCliqueSet" and _meta(o).get("name") == dgd_name and not _meta(o).get("ownerReferences"):
+            return "DGD", "name"
+    return None, None
+
+
+def _node(o: dict, via: Optional[str], exists: Exists) -> Node:
+    name = _meta(o).get("name", "")
+    if o["kind"] != "Pod":
+        return Node(o["kind"], name, status_of(o), via=via)
+    info = classify(o)
+    st = o.get("status") or {}
+    pod = {"component": _labels(o).get(COMPONENT_LABEL), "group": info.group, "rank": info.rank, "role": info.role,
+           "node": (o.get("spec") or {}).get("nodeName"), "phase": st.get("phase"), "ready": info.ready,
+           "needs": [{"kind": k, "name": n, "optional": opt, "present": exists(k, n)}
+                     for k, n, opt in needs(o)]}
+    return Node("Pod", name, status_of(o), pod=pod, via=via)
+
+
+def _insert_gangs(clique: Node, by_name: dict) -> None:
+    """Put each pod of a PodClique under the PodGang its ``grove.io/podgang`` label names."""
+    gangs: Dict[str, Node] = {}
+    rest = []
+    for child in clique.children:
+        gang = None
+        if child.kind == "Pod":
+            raw = by_name.get(("Pod", child.name)) or {}
+            gang = _labels(raw).get(GROVE_PODGANG)
+        if not gang:
+            rest.append(child)
+            continue
+        if gang not in gangs:
+            obj = by_name.get(("PodGang", gang))
+            gangs[gang] = Node("PodGang", gang, status_of(obj) if obj else "missing", via=f"label {GROVE_PODGANG}")
+            rest.append(gangs[gang])
+        gangs[gang].children.append(child)
+    clique.children = rest
+
+
+def _needs_summary(pods: Iterable[dict], exists: Exists) -> List[dict]:
+    """Every Service/ConfigMap/Secret the DGD's groups need, present or missing, with who needs it."""
+    out: Dict[Tuple[str, str], dict] = {}
+    for pod in pods:
+        info = classify(pod)
+        who = f"{_labels(pod).get(COMPONENT_LABEL) or '?'}/{info.group}"
+        for kind, name, optional in needs(pod):
+            entry = out.setdefault((kind, name), {"kind": kind, "name": name, "optional": optional,
+                                                  "present": exists(kind, name), "neededBy": []})
+            entry["optional"] = entry["optional"] and optional
+            if who not in entry["neededBy"]:
+                entry["neededBy"].append(who)
+    return sorted(out.values(), key=lambda e: (e["present"] is not False, e["kind"], e["name"]))
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+def run_tree(cluster, name: str):
+    """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
+    listed: only whether it exists is kept)."""
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.model.platform import Facts
+    from kubectl_dynamo.model.snapshot import Snapshot, list_kind
+    from kubectl_dynamo.output.tables_debug import format_tree
+    from kubectl_dynamo.result import Result
+
+    namespace = cluster.namespace
+    dgd = cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+    groups = cluster.groups()
+    snap = Snapshot(facts=Facts(), namespace=namespace)
+    objects: List[dict] = []
+    for group, version, plural, kind in KINDS:
+        if group and version not in groups.get(group, []):
+            continue
+        for o in list_kind(cluster, snap, plural, group, version, plural) or []:
+            o.setdefault("kind", kind)
+            objects.append(o)
+    pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
+    names = {"Service": {_meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
+             "ConfigMap": {_meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
+    secrets: Dict[str, Optional[bool]] = {}
+    for pod in pods:
+        for kind, secret, _ in needs(pod):
+            if kind == "Secret" and secret not in secrets:
+                secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
+
+    def exists(kind: str, what: str) -> Optional[bool]:
+        return secrets.get(what) if kind == "Secret" else what in names.get(kind, set())
+
+    data = build_tree(dgd, objects, pods, exists)
+    data["skipped"] = snap.skipped
+    return Result(data, format_tree, names=[f"dynamographdeployment.nvidia.com/{name}"])
+
+
+def _secret_exists(cluster, snap, namespace: str, name: str) -> Optional[bool]:
+    """Whether a Secret exists, by a GET of that name; its content is dropped at once."""
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import Forbidden, NotFound
+
+    try:
+        cluster.get(path_for("", "v1", "secrets", namespace, name))
+        return True
+    except NotFound:
+        return False
+    except Forbidden as e:
+        snap.skipped.append({"check": f"secret {name}", "reason": f"forbidden: {e.message}"})
+        return None

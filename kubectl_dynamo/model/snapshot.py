@@ -1,0 +1,266 @@
+"""Everything ``doctor`` reads, in one LIST per resource kind (never one call per DGD).
+
+Lists are raw JSON (model objects are slow on 10,000 pods), without ``managedFields``. Pods and
+nodes are kept as *compact records* (``compact_pod``, ``compact_node``; the controllers' workloads
+without their pod templates, ``compact_owned``): the same shape, only the fields the checks read,
+repeated strings shared; each page is reduced as it arrives and dropped, so
+memory grows by ~2 KB per pod instead of ~15 (benchmarks/doctor_scale.py, 50,000 pods).
+Scope is one namespace or all. A forbidden list becomes a ``skipped`` entry with its reason; the
+run goes on without that kind (its field stays None: the checks that need it say nothing).
+
+Besides the DGDs' pods, doctor reads what the controllers and schedulers themselves say about them:
+the operator's DynamoComponentDeployments and the DGD status, LeaderWorkerSets and their
+StatefulSets, Grove's PodCliqueSets, PodCliqueScalingGroups, PodCliques and PodGangs, Volcano's and
+KAI's PodGroups (always by their fully qualified group: both define ``podgroups``), every Warning
+event in scope, and (from ``facts``) Nodes and controller Deployments. Secrets are never listed: the MPI SSH secret is read by name, once
+per namespace that needs it, and only its key names are kept.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from kubectl_dynamo.model.facts import _try, gather
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
+
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"  # on the StatefulSets LWS creates (lws@v0.9.0)
+KAI_PODGROUP_VERSION = "v2alpha2"  # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (queues are v2)
+UNKNOWN = "unknown"
+
+
+class Strings(Dict[str, str]):
+    """One copy of each repeated string of a snapshot (label keys and values, node names, images,
+    condition words): thousands of pods repeat the same few hundred. ``shared`` does the same for
+    the parts of compact records that many pods repeat whole (a role's containers, the conditions
+    of a Running pod): the records are read, never written, so equal parts can be one object."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts: Dict[str, list] = {}
+
+    def __call__(self, value):
+        return self.setdefault(value, value) if value.__class__ is str else value
+
+    def shared(self, value: list) -> list:
+        # repr is a key equal only for equal JSON values (True and 1, 1.0 and 1 print apart; strings
+        # are quoted and escaped) and is computed in C: a tuple-walk key cost twice as much CPU here.
+        return self.parts.setdefault(repr(value), value)
+
+
+@dataclass
+class Snapshot:
+    facts: Facts
+    namespace: Optional[str]  # None = all namespaces
+    dgds: List[dict] = field(default_factory=list)
+    pods: List[dict] = field(default_factory=list)
+    configmaps: List[dict] = field(default_factory=list)  # DGD-labelled only
+    podgangs: Optional[List[dict]] = None
+    leaderworkersets: Optional[List[dict]] = None
+    statefulsets: Optional[List[dict]] = None  # LWS-owned only
+    componentdeployments: Optional[List[dict]] = None  # DynamoComponentDeployments (DGD-labelled)
+    podcliquesets: Optional[List[dict]] = None
+    podcliquescalinggroups: Optional[List[dict]] = None
+    podcliques: Optional[List[dict]] = None
+    volcano_podgroups: Optional[List[dict]] = None  # podgroups.scheduling.volcano.sh
+    kai_podgroups: Optional[List[dict]] = None  # podgroups.scheduling.run.ai
+    events: List[dict] = field(default_factory=list)
+    services: Optional[List[dict]] = None
+    # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
+    secrets: Dict[tuple, object] = field(default_factory=dict)
+    skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
+    requests: int = 0
+    taken_at: Optional[str] = None  # RFC 3339: when the state was read (a recording's createdAt)
+    strings: Strings = field(default_factory=Strings, repr=False)  # shared by the compact records
+
+
+# What doctor reads of a pod (doctor.PodInfo and checks/): everything else is dropped. A check that
+# reads another pod field must add it here; tests/unit/test_compact_records.py runs every check on
+# whole and on compact pods (recorded real states and the catalogue cases) and wants the same findings.
+POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "pod-group-name")  # doctor.PodInfo.pod_group
+POD_CONDITIONS = ("Ready", "PodScheduled")
+PROBES = ("livenessProbe", "readinessProbe", "startupProbe")  # checks/dgd.py worker-probes
+SHM = "/dev/shm"  # the only mount a check reads (checks/dgd.py shm-size), with its volume
+
+
+def _pick(src: dict, keys, s: Strings) -> dict:
+    return {k: s(src[k]) for k in keys if k in src}
+
+
+def compact_pod(pod: dict, s: Strings) -> dict:
+    meta = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    m = {"name": meta.get("name"), "namespace": s(meta.get("namespace")),
+         "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}}
+    for key in ("creationTimestamp", "deletionTimestamp"):
+        if meta.get(key):
+            m[key] = meta[key]
+    groups = {k: s(v) for k, v in (meta.get("annotations") or {}).items() if k in POD_GROUP_ANNOTATIONS}
+    if groups:
+        m["annotations"] = groups
+    if meta.get("ownerReferences"):
+        m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
+    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
+    if spec.get("schedulingGates"):
+        sp["schedulingGates"] = s.shared([_pick(g, ("name",), s) for g in spec["schedulingGates"]])
+    shm: Set[str] = set()
+    for key in ("containers", "initContainers"):
+        out = []
+        for c in spec.get(key) or []:
+            kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
+            kept.update((k, c[k]) for k in PROBES if c.get(k))
+            mounts = [{"name": s(v.get("name")), "mountPath": SHM} for v in c.get("volumeMounts") or []
+                      if v.get("mountPath") == SHM]
+            if mounts:
+                kept["volumeMounts"] = mounts
+                shm.update(v["name"] for v in mounts)
+            out.append(kept)
+        if out:
+            sp[key] = s.shared(out)
+    if shm:
+        sp["volumes"] = s.shared([v for v in spec.get("volumes") or [] if v.get("name") in shm])
+    st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
+    conditions = [_pick(c, ("type", "status", "reason", "message"), s) for c in status.get("conditions") or []
+                  if c.get("type") in POD_CONDITIONS]
+    if conditions:
+        st["conditions"] = s.shared(conditions)
+    for key in ("containerStatuses", "initContainerStatuses"):
+        out = []
+        for c in status.get(key) or []:
+            kept = {"name": s(c.get("name")), "ready": c.get("ready"), "restartCount": c.get("restartCount", 0)}
+            waiting = (c.get("state") or {}).get("waiting")
+            if waiting is not None:
+                kept["state"] = {"waiting": _pick(waiting, ("reason", "message"), s)}
+            out.append(kept)
+        if out:
+            st[key] = s.shared(out)
+    return {"metadata": m, "spec": sp, "status": st}
+
+
+def compact_node(node: dict, s: Strings) -> dict:
+    """What detection (GPU count) and the scheduling checks (Ready, cordoned) read of a node; a real
+    node's image list alone is tens of kilobytes."""
+    meta = node.get("metadata") or {}
+    spec = node.get("spec") or {}
+    status = node.get("status") or {}
+    out = {"metadata": {"name": s(meta.get("name")), "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}},
+           "spec": {k: spec[k] for k in ("unschedulable", "taints") if k in spec},
+           "status": {k: {s(r): s(q) for r, q in status[k].items()} for k in ("allocatable", "capacity")
+                      if isinstance(status.get(k), dict)}}
+    out["status"]["conditions"] = [_pick(c, ("type", "status", "reason", "message"), s)
+                                   for c in status.get("conditions") or [] if c.get("type") == "Ready"]
+    return out
+
+
+def compact_owned(obj: dict, s: Strings) -> dict:
+    """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
+    as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
+    size. The pod templates and PodGang pod references are dropped (a benchmark LeaderWorkerSet is
+    ~60 KB, mostly its two templates): the pods themselves are read, never their templates."""
+    spec = obj.get("spec") or {}
+    kept = {k: v for k, v in spec.items() if not isinstance(v, (dict, list))}
+    size = (spec.get("leaderWorkerTemplate") or {}).get("size")  # checks/scheduling.py status-stale
+    if size is not None:
+        kept["leaderWorkerTemplate"] = {"size": size}
+    out = {k: v for k, v in obj.items() if k != "spec"}
+    out["spec"] = kept
+    return out
+
+
+def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
+              label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None):
+    """One LIST in the snapshot's scope; forbidden or not served becomes a ``skipped`` entry and None
+    (doctor's reads and tree's use it)."""
+    try:
+        items = cluster.iter_list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
+                                  field_selector=field_selector)
+        return [slim(x, snap.strings) for x in items] if slim else list(items)
+    except (ClusterUnreachable, Unauthorized):
+        raise
+    except Forbidden as e:
+        snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
+    except NotFound as e:
+        snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
+    except DynamoError as e:
+        snap.skipped.append({"check": what, "reason": e.message})
+    return None
+
+
+def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None,
+         compact: bool = False) -> Snapshot:
+    """``compact``: pods and nodes as compact records (doctor: only its checks read them); else whole
+    (``get``, whose table and watch read more of a pod)."""
+    snap = Snapshot(facts=gather(cluster, nodes=not compact), namespace=namespace, taken_at=_taken_at(cluster))
+    if compact:
+        snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
+                                                              for n in cluster.iter_list(path_for("", "v1", "nodes"))])
+    for what, why in snap.facts.unknown.items():
+        snap.skipped.append({"check": what, "reason": why})
+    groups = snap.facts.groups or {}
+    if "nvidia.com" not in groups:
+        snap.skipped.append({"check": "dynamographdeployments", "reason": "the nvidia.com API group is not served"})
+    else:
+        field_selector = f"metadata.name={dgd_name}" if dgd_name else None
+        snap.dgds = list_kind(cluster, snap, "dynamographdeployments", "nvidia.com", "v1beta1",
+                          "dynamographdeployments", field_selector=field_selector) or []
+    if not snap.dgds:
+        snap.requests = cluster.requests
+        return snap
+    selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
+    snap.pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
+                      slim=compact_pod if compact else None) or []
+    snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
+    owned = compact_owned if compact else None
+    snap.componentdeployments = list_kind(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
+                                          "dynamocomponentdeployments", label_selector=selector, slim=owned)
+    if "grove.io" in groups:
+        for plural in ("podcliquesets", "podcliquescalinggroups", "podcliques"):
+            setattr(snap, plural, list_kind(cluster, snap, plural, "grove.io", "v1alpha1", plural, slim=owned))
+    if "scheduler.grove.io" in groups:
+        snap.podgangs = list_kind(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs", slim=owned)
+    if "leaderworkerset.x-k8s.io" in groups:
+        snap.leaderworkersets = list_kind(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
+                                          "leaderworkersets", label_selector=selector, slim=owned)
+        snap.statefulsets = list_kind(cluster, snap, "statefulsets", "apps", "v1", "statefulsets",
+                                      label_selector=LWS_NAME_LABEL, slim=owned)
+    if "scheduling.volcano.sh" in groups:
+        snap.volcano_podgroups = list_kind(cluster, snap, "podgroups.scheduling.volcano.sh", "scheduling.volcano.sh",
+                                       "v1beta1", "podgroups")
+    if KAI_PODGROUP_VERSION in groups.get("scheduling.run.ai", []):
+        snap.kai_podgroups = list_kind(cluster, snap, "podgroups.scheduling.run.ai", "scheduling.run.ai",
+                                   KAI_PODGROUP_VERSION, "podgroups")
+    snap.events = list_kind(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
+    snap.services = list_kind(cluster, snap, "services", "", "v1", "services")
+    snap.requests = cluster.requests
+    return snap
+
+
+def _taken_at(cluster: Cluster) -> str:
+    """A recording answers for its own time (``RecordedCluster.manifest``); a live cluster for now."""
+    recorded = (getattr(cluster, "manifest", None) or {}).get("createdAt")
+    if recorded:
+        return recorded
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str):
+    """Key names of one secret (never its values): a sorted list, None when absent, UNKNOWN when
+    forbidden. Cached per (namespace, name)."""
+    key = (namespace, name)
+    if key not in snap.secrets:
+        try:
+            secret = cluster.get(path_for("", "v1", "secrets", namespace, name))
+            snap.secrets[key] = sorted((secret.get("data") or {}).keys())
+            del secret  # the values go at once
+        except NotFound:
+            snap.secrets[key] = None
+        except Forbidden as e:
+            snap.skipped.append({"check": "ssh-secret-missing", "reason": f"forbidden: {e.message}"})
+            snap.secrets[key] = UNKNOWN
+        snap.requests = cluster.requests
+    return snap.secrets[key]

@@ -1,0 +1,376 @@
+"""The human formatters: each turns one command's result data into the text of ``-o table|wide``.
+
+They only format (the one renderer, ``output.render``, prints); ``color`` is decided by the
+Environment. Kept together so the look of every command is in one file.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Dict, List
+
+from kubectl_dynamo.output.render import grid, paint, yes_no
+
+# -- detect ------------------------------------------------------------------------------------------
+
+def format_detect(r: dict, wide: bool, color: bool) -> str:
+    out = [f"Kubernetes:  {r['kubernetes']['version'] or 'unknown'}",
+           f"GPU nodes:   {r['gpuNodes']['count']} ({r['gpuNodes']['allocatableGpus']} allocatable nvidia.com/gpu)",
+           ""]
+    rows = []
+    for name, o in r["orchestrators"].items():
+        extra = ""
+        if name == "lws" and o["installed"]:
+            extra = "disaggregatedset.x-k8s.io/v1" if o["disaggregatedSet"] else "no DisaggregatedSet API"
+        if name in ("kai", "volcano") and o["installed"]:
+            extra = f"{len(o['queues'])} queues"
+        healthy = yes_no(o["healthy"]) if o["installed"] else "-"
+        rows.append([name, yes_no(o["installed"]), o["version"], healthy, extra])
+    out += [grid(rows, ["orchestrator", "installed", "version", "healthy", "notes"]), ""]
+
+    kai, vol = r["orchestrators"]["kai"], r["orchestrators"]["volcano"]
+    if kai["installed"]:
+        qs = ", ".join(f"{q['name']}" + (f" (parent {q['parent']})" if q["parent"] else "") +
+                       ("" if q["leaf"] else " [not a leaf]") for q in kai["queues"]) or "none"
+        out.append(f"KAI queues:      {qs}")
+    if vol["installed"]:
+        qs = ", ".join(f"{q['name']} ({q['state'] or 'unknown'})" for q in vol["queues"]) or "none"
+        out.append(f"Volcano queues:  {qs}")
+
+    op = r["dynamoOperator"]
+    gates = " ".join(f"{k}={'unknown' if v is None else ('on' if v else 'off')}" for k, v in op["gates"].items())
+    label = f"installed, version {op['version'] or 'unknown'}" if op["installed"] else "not installed (gates by auto-detection)"
+    out += [f"Dynamo operator: {label}; gates: {gates}", ""]
+
+    out.append("Selection for a new multinode DGD:")
+    rows = []
+    for case, s in (("default", r["selection"]["default"]),
+                    ('enable-grove: "false"', r["selection"]["enableGroveFalse"])):
+        outcome = paint(f"FAILS: {s['error']}", "error", color) if s["error"] else paint("ok", "ok", color)
+        rows.append([case, s["provider"], s["orchestrator"], s["scheduler"], s["queue"], outcome])
+    out.append(grid(rows, ["case", "provider", "orchestrator", "scheduler", "queue", "outcome"]))
+    for case, s in (("default", r["selection"]["default"]), ("enable-grove false", r["selection"]["enableGroveFalse"])):
+        out.append(f"  {case}: {s['reason']}")
+
+    if r["problems"]:
+        out += ["", "Problems:"]
+        rows = [[paint(p["severity"], p["severity"], color), p["code"], p["message"]] + ([p["hint"]] if wide else [])
+                for p in r["problems"]]
+        out.append(grid(rows, ["severity", "code", "message"] + (["hint"] if wide else [])))
+    return "\n".join(out)
+
+
+# -- doctor ------------------------------------------------------------------------------------------
+
+def format_doctor(r: dict, wide: bool, color: bool, *, min_severity: str = "error") -> str:
+    from kubectl_dynamo.findings.finding import at_least  # the catalogue: not for `version --client`
+
+    out = []
+    rows = []
+    for d in r["deployments"]:
+        for c in d["components"]:
+            for g in c["groups"] or [{"index": None, "podsReady": 0, "ranks": []}]:
+                ranks = ",".join("?" if x is None else str(x) for x in g["ranks"]) or "-"
+                rows.append([f"{d['namespace']}/{d['name']}", c["name"], g["index"],
+                             f"{g['podsReady']}/{c['nodeCount']}", ranks, c.get("mode", "")])
+    if rows:
+        out.append(grid(rows, ["dgd", "component", "group", "ready", "ranks", "mode"]))
+    else:
+        out.append("No DynamoGraphDeployments in scope.")
+    shown = [f for f in r["findings"] if at_least(f["severity"], min_severity)]
+    s = r["summary"]
+    out += ["", f"{s['errors']} errors, {s['warnings']} warnings, {s['infos']} infos"
+            + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
+    if shown:
+        frows = []
+        for f, depth in nest_findings(shown):
+            o = f["object"] or {}
+            where = "/".join(x for x in (o.get("kind"), o.get("namespace"), o.get("name")) if x)
+            code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
+            row = [paint(f["severity"], f["severity"], color), code, where, f["message"]]
+            frows.append(row + ([f["hint"]] if wide else []))
+        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []))]
+        if not wide:
+            out.append("(-o wide adds the fix for each finding)")
+    if r["skipped"]:
+        out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
+    return "\n".join(out)
+
+
+def nest_findings(findings: list) -> list:
+    """(finding, depth): each root (no ``cause``, or a cause not shown) followed by what it causes.
+    doctor already orders its findings so; this only measures the depth."""
+    key = lambda f: (f["code"], *(((f.get("object") or {}).get(k)) for k in ("kind", "namespace", "name")))  # noqa: E731
+    depth: dict = {}
+    out = []
+    for f in findings:
+        c = f.get("cause")
+        parent = (c["code"], *((c.get("object") or {}).get(k) for k in ("kind", "namespace", "name"))) if c else None
+        d = depth[parent] + 1 if parent in depth else 0
+        depth.setdefault(key(f), d)
+        out.append((f, d))
+    return out
+
+
+# -- explain -----------------------------------------------------------------------------------------
+
+WIDTH = 110
+
+
+def format_results(result: dict, wide: bool, color: bool) -> str:
+    out = []
+    for r in result["items"]:
+        out.append(format_one(r, wide, color))
+    for s in result["skipped"]:
+        out.append(f"skipped document {s['document']} ({s['kind'] or 'no kind'}): {s['reason']}")
+    return "\n\n".join(out)
+
+
+def format_one(r: dict, wide: bool, color: bool) -> str:
+    ns = f" -n {r['namespace']}" if r["namespace"] else ""
+    out = [f"DynamoGraphDeployment {r['name']}{ns}  ({r['apiVersion']})",
+           f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; provider {r['provider']}, "
+           f"orchestrator {r['orchestrator'] or 'none'}, scheduler {r['scheduler'] or 'default'}"
+           + (f", queue {r['queue']}" if r["queue"] else "") + _lws_gang_note(r)]
+    for c in r["components"]:
+        out.append("")
+        size = (f"{c['nodeCount']} nodes x {c['gpusPerPod']} GPUs = {c['totalGpus']} GPUs" if c["multinode"]
+                else f"{c['gpusPerPod']} GPUs per pod, {c['totalGpus']} total")
+        out.append(paint(f"component {c['name']}", "info", color) + f" ({c['type'] or 'no type'}, {c['backend']}): {size}")
+        out.append(f"  mode {c['mode']}: {c['modeReason']}")
+        for role in c["roles"]:
+            out += _format_role(role, wide)
+    if r["findings"]:
+        out += ["", "Findings:"]
+        rows = []
+        for f in r["findings"]:
+            row = [paint(f["severity"], f["severity"], color), f["code"], f["component"] or "-", f["message"]]
+            rows.append(row + ([f["hint"]] if wide else []))
+        out.append(grid(rows, ["severity", "code", "component", "message"] + (["hint"] if wide else [])))
+        if not wide:
+            out.append("(-o wide shows the hint for each finding)")
+    return "\n".join(out)
+
+
+def _lws_gang_note(r: dict) -> str:
+    """On the LWS path Volcano gets a PodGroup, but only pods that name it are gang-scheduled: the
+    operator renders none with schedulerName (LWS's volcano provider only annotates them)."""
+    if r.get("orchestrator") != "lws":
+        return ""
+    specs = [role["podSpec"] for c in r["components"] if c["multinode"] for role in c["roles"]]
+    if specs and all(s.get("schedulerName") == "volcano" for s in specs):
+        return " (pods name schedulerName volcano: Volcano gang-schedules each group)"
+    return (" (PodGroup only: the pods run on default-scheduler, so the gang is not enforced; "
+            "set schedulerName: volcano in the pod templates)")
+
+
+def _format_role(role: dict, wide: bool) -> list:
+    spec = role["podSpec"]
+    containers = spec.get("containers") or []
+    main = containers[0] if containers else {}
+    out = [f"  role {role['name']} x{role['replicas']}  image {main.get('image') or '(none)'}"]
+    out += _wrap("command", _cmdline(main))
+    env = main.get("env") or []
+    if env:
+        # .get: a DGD with schema errors (an env entry without a name) is still shown
+        shown = [f"{e.get('name', '?')}={_env_value(e)}" for e in env]
+        out += _wrap("env", " ".join(shown) if wide else ", ".join(e.get("name", "?") for e in env))
+    probes = [f"{p}={_probe(main.get(p + 'Probe'))}" for p in ("liveness", "readiness", "startup")]
+    out.append(f"    probes:  {', '.join(probes)}")
+    for ic in spec.get("initContainers") or []:
+        out += _wrap(f"init {ic.get('name', '?')}", _cmdline(ic))
+    mounts = [f"{m.get('name', '?')}:{m.get('mountPath', '?')}{' (ro)' if m.get('readOnly') else ''}"
+              for m in main.get("volumeMounts") or []]
+    if mounts:
+        out += _wrap("mounts", ", ".join(mounts))
+    return out
+
+
+def _cmdline(container: dict) -> str:
+    import shlex
+
+    parts = list(container.get("command") or []) + list(container.get("args") or [])
+    return " ".join(shlex.quote(p) for p in parts) if parts else "(image default)"
+
+
+def _wrap(label: str, text: str) -> list:
+    lines = textwrap.wrap(text, WIDTH - 14, break_long_words=False, break_on_hyphens=False) or [""]
+    head = f"    {label}:"
+    out = [f"{head:<14}{lines[0]}"] if len(head) < 14 else [head, " " * 14 + lines[0]]
+    out += [" " * 14 + line for line in lines[1:]]
+    return out
+
+
+def _env_value(e: dict) -> str:
+    if "value" in e:
+        return str(e["value"])
+    ref = e.get("valueFrom") or {}
+    if "fieldRef" in ref:
+        return f"<{ref['fieldRef'].get('fieldPath')}>"
+    return "<ref>"
+
+
+def _probe(p) -> str:
+    if not p:
+        return "none"
+    if "httpGet" in p:
+        return f"http {p['httpGet'].get('path')}:{p['httpGet'].get('port')}"
+    if "tcpSocket" in p:
+        return f"tcp:{p['tcpSocket'].get('port')}"
+    if "exec" in p:
+        return "exec"
+    return "set"
+
+
+def format_field_docs(d: dict, wide: bool, color: bool) -> str:
+    out = [f"GROUP:      {d['group']}", f"KIND:       {d['kind']}", f"VERSION:    {d['version']}", ""]
+    if d["field"]:
+        out += [f"FIELD: {d['field'].split('.')[-1]} <{d['type']}>", ""]
+    out.append("DESCRIPTION:")
+    for para in (d["description"] or "<empty>").split("\n"):
+        out += ["    " + line for line in (textwrap.wrap(para, 90) or [""])]
+    if d["multinodeNotes"]:
+        out += ["", "MULTINODE:"] + ["    " + line for line in textwrap.wrap(d["multinodeNotes"], 90)]
+    if d["fields"]:
+        out += ["", "FIELDS:"]
+        for f in d["fields"]:
+            indent = "  " * (f["depth"] + 2)
+            req = " -required-" if f["required"] else ""
+            out.append(f"{indent}{f['name']}\t<{f['type']}>{req}")
+            if not any(x["depth"] > 0 for x in d["fields"]) and f["description"]:
+                out += [indent + "  " + line for line in textwrap.wrap(f["description"], 86)]
+                out.append("")
+    return "\n".join(out)
+
+
+# -- version -----------------------------------------------------------------------------------------
+
+def format_version(r: dict, wide: bool, color: bool) -> str:
+    lines = [f"Client Version: {r['clientVersion']}"]
+    if "serverVersion" in r:
+        lines.append(f"Server Version: {r['serverVersion']}")
+        op = r.get("dynamoOperator")
+        if op is None:
+            lines.append("Dynamo Operator: not found (looked for a Deployment labelled "
+                         "app.kubernetes.io/name=dynamo-operator,control-plane=controller-manager)")
+        elif op.get("error"):
+            lines.append(f"Dynamo Operator: unknown ({op['error']})")
+        else:
+            lines.append(f"Dynamo Operator Version: {op['version']} ({op['namespace']}/{op['name']})")
+    return "\n".join(lines)
+
+
+# -- generate ----------------------------------------------------------------------------------------
+
+def format_summary(result: dict, wide: bool, color: bool) -> str:
+    rows = [[e["component"], e["nodes"], e["gpusPerNode"], e["tp"], e["pp"], e["replicas"], e["totalGpus"], e["roles"]]
+            for e in result["engines"]]
+    return grid(rows, ["component", "nodes", "gpus/node", "tp", "pp", "replicas", "gpus", "pods"])
+
+
+# -- upgrade -----------------------------------------------------------------------------------------
+
+def format_report(result: dict, wide: bool, color: bool) -> str:
+    rows = [[d["index"] + 1, d["kind"], d["name"], d["from"], d["to"], "yes" if d["changed"] else "no",
+             sum(p["severity"] == "warning" for p in d["problems"]), sum(not r.get("note") for r in d["rewrites"])]
+            for d in result["documents"]]
+    return grid(rows, ["doc", "kind", "name", "from", "to", "changed", "warnings", "rewrites"])
+
+
+# -- install -----------------------------------------------------------------------------------------
+
+def format_preflight(doc) -> str:
+    p = doc["preflight"]
+    lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
+             "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
+    for c in p.get("checks", []):
+        lines.append(f"  {'ok  ' if c['ok'] else 'FAIL'}  {c['check']}: {c['message']}")
+    det = p.get("detected") or {}
+    seen = ", ".join(f"{k} {v['version'] or ('yes' if v['installed'] else 'no')}" for k, v in det.items()
+                     if k != "dynamoOperator")
+    op = det.get("dynamoOperator") or {}
+    lines.append(f"  info  detect: {seen}; Dynamo operator: "
+                 f"{(op.get('version') or 'installed') if op.get('installed') else 'not installed'}")
+    return "\n".join(lines) + "\n"
+
+
+TITLES = {"platform": "Grove + KAI Scheduler with the Dynamo platform chart (Option 1)",
+          "separately": "Grove and KAI Scheduler from their own charts, then the Dynamo platform (Option 1, production)",
+          "lws": "Volcano, then LeaderWorkerSet with Volcano gang scheduling (Option 2)"}
+
+
+def format_plan(plan, dry_run=False) -> str:
+    import yaml
+
+    from kubectl_dynamo.commands.install import plan as ins
+
+    req = plan.request
+    runs = plan.to_run
+    lines = [f"Plan: {TITLES[req.mode]}, {len(runs)} step(s)" + (" (dry run: nothing changes)" if dry_run else "")]
+    for s in plan.steps:
+        if not s.runs:
+            what = ins.CHARTS[s.component].title if s.component in ins.CHARTS else "KAI queues"
+            lines.append(f"  [-] skip {what}: {s.reason}")
+    for s in runs:
+        head = f"  [{s.number}/{len(runs)}] "
+        if s.component == "queues":
+            lines.append(head + f"create KAI queues where missing: {', '.join(o['metadata']['name'] for o in s.objects)}"
+                         f" ({s.reason})")
+            text = yaml.safe_dump_all(s.objects, sort_keys=False, default_flow_style=None, width=1 << 16)
+            lines += ["        " + line for line in text.rstrip().splitlines()]
+        else:
+            lines.append(head + s.command(req.helm))
+            lines.append(f"        {s.action}: {s.reason}")
+    for w in plan.warnings:
+        lines.append(f"warning: {w}")
+    for b in plan.blockers:
+        lines.append(f"blocked: {b}")
+    return "\n".join(lines)
+
+
+def format_result(req, r) -> str:
+    lines = ["", "Result:"]
+    lines.append("  APIs served:  " + ", ".join(f"{g} {'yes' if v else 'NO'}" for g, v in r["apis"].items()))
+    lines.append("  controllers:  " + ", ".join(
+        f"{k} {'healthy' if c['healthy'] else ('unknown' if c['healthy'] is None else 'NOT healthy')}"
+        + (f" ({c['version']})" if c.get("version") else "") for k, c in r["controllers"].items()))
+    for k, names in r["queues"].items():
+        lines.append(f"  {k} queues:  " + (", ".join(names) or "none"))
+    s = r["selection"]
+    lines.append(f"  a new multinode DGD: provider {s.get('provider')}, orchestrator {s.get('orchestrator')}, "
+                 f"scheduler {s.get('scheduler')}, queue {s.get('queue')}"
+                 + (f" — FAILS: {s['error']}" if s.get("error") else ""))
+    lines.append(f"    {s.get('reason')}")
+    if r["ok"]:
+        lines.append(f"ok: a new multinode DGD uses {req.orchestrator}")
+    return "\n".join(lines)
+
+
+def format_changes(result: dict, wide: bool) -> str:
+    """``explain --diff``: per component and role, what the operator changed in the authored template.
+    Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
+    out = []
+    for r in result["items"]:
+        out.append(f"DynamoGraphDeployment {r['name']}: what the operator changes "
+                   f"(operator {r['operatorVersion']}, {r['orchestrator'] or r['provider']})")
+        for c in r["components"]:
+            for role in c["roles"]:
+                out.append(f"  {c['name']} / {role['name']} x{role['replicas']}:")
+                if not role["changes"]:
+                    out.append("    (nothing)")
+                kinds: Dict[str, List[dict]] = {}
+                for ch in role["changes"]:
+                    kinds.setdefault(ch["what"], []).append(ch)
+                for what, items in kinds.items():
+                    if wide or (len(items) == 1 and what in ("flags inserted", "launch replaced", "command changed",
+                                                              "command wrapped")):
+                        for ch in items:
+                            detail = ch["detail"] if wide or len(ch["detail"]) <= 100 else ch["detail"][:97] + "..."
+                            out.append(f"    {what:<18} {ch['name']}" + (f"  {detail}" if detail else ""))
+                    else:
+                        names = ", ".join(ch["name"] for ch in items)
+                        if len(names) > 90:
+                            names = names[:87] + "..."
+                        out.append(f"    {what:<18} ({len(items)}) {names}")
+        out.append("")
+    return "\n".join(out)
