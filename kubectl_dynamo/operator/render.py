@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple, cast
 
-from kubectl_dynamo.operator import api, defaults, gms, goencode, versions, vllm, workerhash
+from kubectl_dynamo.operator import api, defaults, gms, goencode, overrides, versions, vllm, workerhash
 from kubectl_dynamo.operator import selection as sel_mod
 from kubectl_dynamo.operator.context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
 from kubectl_dynamo.operator.deployer import MultinodeDeployer
@@ -379,6 +379,8 @@ def explain_dgd(
         else LWSDeployer(portable=portable, operator_version=op_version)
     )
 
+    if chosen.provider == "grove":
+        overrides.default_targets(spec)  # the defaulting webhook, before the worker hash sees the DCDs
     rendered = []
     stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
               "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}

@@ -286,8 +286,7 @@ def _layout_16() -> str:
 def dgd_backend_framework(spec: dict, operator_version: str = "1.5.0") -> Optional[str]:
     """``backendFrameworkForGeneratedDCDs``: spec.backendFramework, else the one framework detected
     in the worker components ("" for none); None when the operator would fail (two frameworks)."""
-    from kubectl_dynamo.operator.flags import determine_backend_framework
-    from kubectl_dynamo.operator.podspec import main_container_of
+    from kubectl_dynamo.operator.flags import component_backend_framework
 
     if spec.get("backendFramework"):
         return spec["backendFramework"]

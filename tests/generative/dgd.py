@@ -393,6 +393,7 @@ def component(rng: random.Random, name: str, ctype: Optional[str], fw: str, orig
         c["experimental"] = experimental
     if _maybe(rng, 0.05):
         c["topologyConstraint"] = {"packDomain": _pick(rng, ("rack", "zone", "host"))}
+    rare(rng, c, worker, multinode)
     if ctype == "epp" and _maybe(rng, 0.97):
         c["eppConfig"] = {"configMapRef": {"name": "epp-config", "key": "config.yaml"}}
     if worker and _maybe(rng, 0.05):
@@ -402,6 +403,60 @@ def component(rng: random.Random, name: str, ctype: Optional[str], fw: str, orig
     if _maybe(rng, 0.04):
         c["runtimeVersionOverride"] = _pick(rng, ("1.5.0", "1.6.0"))
     return c
+
+
+def provider_override(rng: random.Random, root: bool = False) -> dict:
+    """A Grove provider override: only the registered subtree (a topology constraint) is writable
+    (ai-dynamo/dynamo@2a6da14c internal/provideroverride)."""
+    constraint = {"packDomain": _pick(rng, ("rack", "zone", "host"))}
+    value = {"spec": {"template": {"topologyConstraint": constraint}}} if root else {"topologyConstraint": constraint}
+    return {"apiVersion": "grove.io/v1alpha1", "value": value}
+
+
+def rare(rng: random.Random, c: dict, worker: bool, multinode: bool) -> None:
+    """Fields the rendering reads that few DGDs carry: provider overrides, checkpoints, GMS clients,
+    an inline EPP config, a model reference, role-level overrides."""
+    if _maybe(rng, 0.03):
+        c["providerOverride"] = provider_override(rng)
+    if multinode and _maybe(rng, 0.05):
+        c["multinode"][_pick(rng, ("leader", "worker"))] = {"providerOverride": provider_override(rng)}
+    for r in c.get("roles") or []:
+        if _maybe(rng, 0.05):
+            r["providerOverride"] = provider_override(rng)
+    exp = c.get("experimental") or {}
+    if worker and _maybe(rng, 0.04):
+        identity = {"model": _pick(rng, MODELS), "backendFramework": _pick(rng, BACKENDS)}
+        for key, values in (("dynamoVersion", ("1.5.0",)), ("tensorParallelSize", (1, 2)), ("pipelineParallelSize", (1, 2)),
+                            ("dtype", ("bfloat16",)), ("maxModelLen", (4096,)), ("extraParameters", ({"k": "v"},))):
+            if _maybe(rng, 0.5):
+                identity[key] = _pick(rng, values)
+        checkpoint: Dict[str, Any] = {"enabled": _maybe(rng, 0.3), "identity": identity}
+        for key, values in (("mode", ("Auto", "Manual")), ("startupPolicy", ("Immediate", "WaitForCheckpoint")),
+                            ("deletionPolicy", ("Delete", "Retain")), ("targetContainerName", ("main",)),
+                            ("checkpointRef", ("ckpt-1",))):
+            if _maybe(rng, 0.4):
+                checkpoint[key] = _pick(rng, values)
+        if _maybe(rng, 0.3):
+            checkpoint["job"] = {"gmsClientContainers": ["main"],
+                                 "podTemplate": {"spec": {"containers": [{"name": "main", "image": "busybox:1.36"}]}}}
+        exp["checkpoint"] = checkpoint
+    gms = exp.get("gpuMemoryService")
+    if gms is not None and _maybe(rng, 0.3):
+        if _maybe(rng, 0.5):
+            gms["extraClientContainers"] = ["main"]
+        else:
+            gms["extraClientPods"] = [{"name": "client", "podTemplate": {"spec": {"containers": [
+                {"name": "main", "image": "busybox:1.36"}]}}}]
+    if exp:
+        c["experimental"] = exp
+    if c.get("type") == "epp" and _maybe(rng, 0.3):
+        c["eppConfig"] = {"config": {"plugins": [{"type": "queue-scorer"}],
+                                     "schedulingProfiles": [{"name": "default", "plugins": [{"pluginRef": "queue-scorer"}]}]}}
+    if _maybe(rng, 0.03):
+        c["modelRef"] = {"name": _pick(rng, MODELS), **({"revision": "main"} if _maybe(rng, 0.5) else {})}
+    tpl = c.get("podTemplate")
+    if tpl is not None and _maybe(rng, 0.02):
+        tpl["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "gpu-claim"}]
 
 
 DGD_ANNOTATIONS = (
@@ -460,8 +515,12 @@ def draw(seed: int, index: int, origin: str = "1.5.0") -> dict:
         spec["topologyConstraint"] = {"clusterTopologyName": "cluster-topology",
                                       **({"packDomain": "zone"} if _maybe(rng, 0.5) else {})}
     if _maybe(rng, 0.01):  # refused on create: kept rare
-        spec["restart"] = {"id": "r1", **({"strategy": {"type": _pick(rng, ("Sequential", "Parallel"))}}
-                                          if _maybe(rng, 0.5) else {})}
+        strategy = {"type": _pick(rng, ("Sequential", "Parallel"))}
+        if _maybe(rng, 0.5):
+            strategy["order"] = [c["name"] for c in comps]
+        spec["restart"] = {"id": "r1", **({"strategy": strategy} if _maybe(rng, 0.5) else {})}
+    if _maybe(rng, 0.03):
+        spec["providerOverride"] = provider_override(rng, root=True)
     meta: Dict[str, Any] = {"name": f"g{index}-{fw}"}
     ann = {}
     for key, values in DGD_ANNOTATIONS:

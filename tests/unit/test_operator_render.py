@@ -234,8 +234,10 @@ class TestRoleTemplates:
         c = r["components"][0]
         assert (c["mode"], c["gpusPerPod"], c["totalGpus"]) == ("mp", 1, 2)
         leader, worker = roles_of(r)["leader"], roles_of(r)["worker"]
-        assert main_of(leader)["args"] == VLLM_LEADER + ["--master-port=29500"]
-        assert main_of(worker)["args"] == VLLM_LEADER + ["--headless", "--master-port=29500"]
+        # The docs write --master-port=29500; the operator appends flag and value as two items
+        # (tu-kim/dynamo@3f3d3dfa internal/dynamo/backend_vllm.go ensureContainerCommandLineFlag).
+        assert main_of(leader)["args"] == VLLM_LEADER + ["--master-port", "29500"]
+        assert main_of(worker)["args"] == VLLM_LEADER + ["--headless", "--master-port", "29500"]
         assert main_of(worker)["command"] == ["python3", "-m", "dynamo.vllm"]
         assert [i["name"] for i in worker["podSpec"]["initContainers"]] == ["wait-for-leader-mp"]
         assert "DYNAMO_RANK" in env_of(main_of(worker))
