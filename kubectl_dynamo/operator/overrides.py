@@ -42,8 +42,10 @@ def expected_target(scope: str, component: Optional[dict]) -> Optional[str]:
     return CLIQUE
 
 
-def _scoped(spec: dict) -> Iterator[Tuple[dict, str, Optional[dict]]]:
-    """(override, scope, component) for every override in the spec."""
+def _scoped(spec: dict, v16: bool) -> Iterator[Tuple[dict, str, Optional[dict]]]:
+    """(override, scope, component) for every override the webhook defaults: 1.5 reads the
+    multinode leader / worker ones, 1.6 the roles' instead (tu-kim/dynamo@3f3d3dfa
+    internal/webhook/defaulting/dynamographdeployment_handler.go)."""
     if isinstance(spec.get("providerOverride"), dict):
         yield spec["providerOverride"], "root", None
     for c in spec.get("components") or []:
@@ -51,18 +53,20 @@ def _scoped(spec: dict) -> Iterator[Tuple[dict, str, Optional[dict]]]:
             continue
         if isinstance(c.get("providerOverride"), dict):
             yield c["providerOverride"], "component", c
-        for role in ("leader", "worker"):
+        for role in ("leader", "worker") if not v16 else ():
             o = ((c.get("multinode") or {}).get(role) or {}).get("providerOverride")
             if isinstance(o, dict):
                 yield o, role, c
-        for r in c.get("roles") or []:
+        for r in c.get("roles") or [] if v16 else ():
             if isinstance(r, dict) and isinstance(r.get("providerOverride"), dict) and r.get("name") in ("leader", "worker"):
                 yield r["providerOverride"], r["name"], c
 
 
-def default_targets(spec: dict) -> None:
+def default_targets(spec: dict, operator_version: str) -> None:
     """``DefaultTarget`` on a Grove DGD (mutates ``spec``): an empty target becomes the expected one."""
-    for override, scope, component in _scoped(spec):
+    from kubectl_dynamo.operator import api, versions
+
+    for override, scope, component in _scoped(spec, versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE)):
         if override.get("target") or override.get("apiVersion") != GROVE_API_VERSION:
             continue
         target = expected_target(scope, component)

@@ -380,7 +380,7 @@ def explain_dgd(
     )
 
     if chosen.provider == "grove":
-        overrides.default_targets(spec)  # the defaulting webhook, before the worker hash sees the DCDs
+        overrides.default_targets(spec, op_version)  # the defaulting webhook, before the worker hash sees the DCDs
     rendered = []
     stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
               "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
