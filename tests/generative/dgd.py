@@ -405,19 +405,24 @@ def component(rng: random.Random, name: str, ctype: Optional[str], fw: str, orig
     return c
 
 
-def provider_override(rng: random.Random, root: bool = False) -> dict:
+def provider_override(rng: random.Random, root: bool = False, target: Optional[str] = None) -> dict:
     """A Grove provider override: only the registered subtree (a topology constraint) is writable
-    (ai-dynamo/dynamo@2a6da14c internal/provideroverride)."""
+    (ai-dynamo/dynamo@2a6da14c internal/provideroverride); the target sometimes spelled out."""
     constraint = {"packDomain": _pick(rng, ("rack", "zone", "host"))}
     value = {"spec": {"template": {"topologyConstraint": constraint}}} if root else {"topologyConstraint": constraint}
-    return {"apiVersion": "grove.io/v1alpha1", "value": value}
+    out = {"apiVersion": "grove.io/v1alpha1", "value": value}
+    if _maybe(rng, 0.3):
+        out["target"] = "PodCliqueSet" if root else (target or "PodCliqueTemplateSpec")
+    return out
 
 
 def rare(rng: random.Random, c: dict, worker: bool, multinode: bool) -> None:
     """Fields the rendering reads that few DGDs carry: provider overrides, checkpoints, GMS clients,
     an inline EPP config, a model reference, role-level overrides."""
     if _maybe(rng, 0.03):
-        c["providerOverride"] = provider_override(rng)
+        pcsg = multinode or ((c.get("experimental") or {}).get("grove") or {}).get("forceScalingGroup")
+        c["providerOverride"] = provider_override(
+            rng, target="PodCliqueScalingGroupConfig" if pcsg else "PodCliqueTemplateSpec")
     if multinode and _maybe(rng, 0.05):
         c["multinode"][_pick(rng, ("leader", "worker"))] = {"providerOverride": provider_override(rng)}
     for r in c.get("roles") or []:
@@ -454,9 +459,9 @@ def rare(rng: random.Random, c: dict, worker: bool, multinode: bool) -> None:
                                      "schedulingProfiles": [{"name": "default", "plugins": [{"pluginRef": "queue-scorer"}]}]}}
     if _maybe(rng, 0.03):
         c["modelRef"] = {"name": _pick(rng, MODELS), **({"revision": "main"} if _maybe(rng, 0.5) else {})}
-    tpl = c.get("podTemplate")
-    if tpl is not None and _maybe(rng, 0.02):
-        tpl["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "gpu-claim"}]
+    for tpl in [c.get("podTemplate")] + [r.get("podTemplate") for r in c.get("roles") or []]:
+        if tpl is not None and _maybe(rng, 0.02):
+            tpl["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "gpu-claim"}]
 
 
 DGD_ANNOTATIONS = (
