@@ -235,7 +235,10 @@ def _render_component(
     decision: Optional[Decision] = None
     for role_name, kind, role_replicas, rank in plan:
         role = MAIN if kind == "gms" else kind
-        template = templates[LEADER if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
+        # A rank's weight server takes that rank's role template: the leader's for rank 0, the
+        # worker's after (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go EffectiveComponentForRole).
+        gms_role = (LEADER if rank == 0 else WORKER) if multinode else MAIN
+        template = templates[gms_role if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
         main = main_container_of(template) or {}
         gpus, gpu_problem = resolve_gpu_count(main.get("resources"))
         gpus_by_role.setdefault(role, gpus)
