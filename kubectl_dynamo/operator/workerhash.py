@@ -153,7 +153,8 @@ def hash_input(dgd: dict, backend_framework: str, operator_version: str = "1.5.0
         if kv_policy.get("labelKey"):  # the DCD's topology annotation, copied to its pods
             kube_annotations[api.ANN_TOPOLOGY_LABEL_KEY] = kv_policy["labelKey"]
         override = c.get("runtimeVersionOverride") or ""
-        runtime = "" if role_mode else _runtime_version(main_container_of(tpl) or {}, override)
+        # Role mode: no component template, so only an override resolves (runtimeversion.Resolve).
+        runtime = _runtime_version({} if role_mode else main_container_of(tpl) or {}, override)
         role_runtimes = {r["name"]: v for r in c.get("roles") or [] if r.get("podTemplate") for v in [
             _runtime_version(main_container_of(r["podTemplate"]) or {}, override)] if v} if role_mode else {}
         for key in ("replicas", "minAvailable", "scalingAdapter", "runtimeVersionOverride"):
