@@ -464,6 +464,23 @@ def rare(rng: random.Random, c: dict, worker: bool, multinode: bool) -> None:
             tpl["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "gpu-claim"}]
 
 
+def nixl_telemetry(rng: random.Random, comps: List[dict]) -> None:
+    """NIXL exporter settings on worker main containers (1.6 reserves one port per co-located rank
+    when they enable the Prometheus exporter). A stream of its own, so the other draws stay put."""
+    for c in comps:
+        if c.get("type") not in WORKER_TYPES or not _maybe(rng, 0.15):
+            continue
+        for tpl in [c.get("podTemplate")] + [r.get("podTemplate") for r in c.get("roles") or []]:
+            main = next((x for x in ((tpl or {}).get("spec") or {}).get("containers") or [] if x.get("name") == "main"), None)
+            if main is None:
+                continue
+            env = [e for e in main.get("env") or [] if not e["name"].startswith("NIXL_TELEMETRY")]
+            env.append({"name": "NIXL_TELEMETRY_ENABLE", "value": _pick(rng, ("y", "y", "n", "true", "maybe"))})
+            if _maybe(rng, 0.5):
+                env.append({"name": "NIXL_TELEMETRY_PROMETHEUS_PORT", "value": _pick(rng, ("19100", "0x4A38", "0", "70000"))})
+            main["env"] = env
+
+
 DGD_ANNOTATIONS = (
     ("nvidia.com/enable-grove", ("true", "false", "False")),
     ("nvidia.com/dynamo-discovery-backend", ("kubernetes", "etcd")),
@@ -535,6 +552,8 @@ def draw(seed: int, index: int, origin: str = "1.5.0") -> dict:
         ann["nvidia.com/dynamo-kube-discovery-mode"] = "container"  # the webhook's rule for intra-pod failover
     if ann:
         meta["annotations"] = ann
+    if origin >= "1.6":
+        nixl_telemetry(random.Random(f"{seed}/{origin}/{index}/nixl"), comps)
     dgd = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": meta, "spec": spec}
     if _maybe(rng, 0.12) and not any(c.get("roles") for c in comps):
         dgd = to_v1alpha1(dgd)
