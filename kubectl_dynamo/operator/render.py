@@ -114,19 +114,29 @@ def _node_count(component: dict) -> int:
 
 
 def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str],
-                     spec_annotations: Optional[Dict[str, str]], grove: bool) -> Dict[str, str]:
+                     spec_annotations: Optional[Dict[str, str]], grove: bool, v16: bool = False) -> Dict[str, str]:
     """The pod-template annotations ``GenerateBasePodSpec`` reads (ai-dynamo/dynamo@2a6da14c
     internal/dynamo/graph.go): the component's, then the DGD's propagated metadata annotations
     (``propagateDGDAnnotations``, component wins), then ``spec.annotations`` as a low-priority base
     (``propagateDGDSpecMetadata``). On Grove, ``GenerateGrovePodCliqueSet`` first forces the
     discovery backend to the DGD's (metadata annotation, else the operator's default), so neither
-    a component's nor ``spec.annotations``' value counts there."""
+    a component's nor ``spec.annotations``' value counts there.
+
+    1.6 (tu-kim/dynamo@3f3d3dfa graph.go ``applyDGDTemplateDefaults``) merges ``spec.annotations``
+    first and propagates the metadata ones after, so ``spec.annotations`` win over them, and the
+    origin version is always the DGD's."""
     ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
-    for key in api.PROPAGATED_ANNOTATIONS:
-        if key in dgd_annotations and key not in ann:
-            ann[key] = dgd_annotations[key]
-    if grove:
+    if grove:  # GenerateGrovePodCliqueSet propagates the DGD's first, then forces the backend
+        for key in api.PROPAGATED_ANNOTATIONS:
+            if key in dgd_annotations and key not in ann:
+                ann[key] = dgd_annotations[key]
         ann[api.ANN_DISCOVERY_BACKEND] = dgd_annotations.get(api.ANN_DISCOVERY_BACKEND) or api.DISCOVERY_BACKEND_DEFAULT
+    elif v16:
+        for key, value in (spec_annotations or {}).items():
+            ann.setdefault(key, value)
+    for key in api.PROPAGATED_ANNOTATIONS:
+        if key in dgd_annotations and (key not in ann or (v16 and key == api.ANN_ORIGIN_VERSION)):
+            ann[key] = dgd_annotations[key]
     for key, value in (spec_annotations or {}).items():
         ann.setdefault(key, value)
     return ann
@@ -245,7 +255,8 @@ def _render_component(
         if gpu_problem and role_name == plan[0][0]:
             findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
                                              "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
-        annotations = _pod_annotations(template, dgd_annotations, spec.get("annotations"), deployer.name == "grove")
+        annotations = _pod_annotations(template, dgd_annotations, spec.get("annotations"), deployer.name == "grove",
+                                       versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE))
         role_deployer = deployer
         if inter_pod_gms and multinode and kind != "gms":
             role_deployer = GroveDeployer(portable=deployer.portable, gms_rank=rank)
@@ -257,7 +268,9 @@ def _render_component(
         )
         topology_env = role_deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
         pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
-                                               topology_env, findings if role_name == plan[0][0] else [])
+                                               topology_env, role_findings := [])
+        # A render error on any role is the component's (the operator renders nothing for it); once.
+        findings += [f for f in role_findings if f["message"] not in {g["message"] for g in findings}]
         if kind == "gms":
             pod_spec = gms.weight_server(pod_spec, rank, gpus)
         elif inter_pod_gms:

@@ -124,7 +124,7 @@ def hash_input(dgd: dict, backend_framework: str, operator_version: str = "1.5.0
         if has_epp:
             dcd_labels[LABEL_COMPONENT_CLASS] = "worker"
         for tpl in templates:
-            _template_defaults(tpl, spec, annotations, has_epp)
+            _template_defaults(tpl, spec, annotations, has_epp, v16)
         tpl = templates[0]
         labels = {} if role_mode else tpl["metadata"]["labels"]
         tann = {} if role_mode else tpl["metadata"]["annotations"]
@@ -181,7 +181,7 @@ def hash_input(dgd: dict, backend_framework: str, operator_version: str = "1.5.0
     return "{" + ",".join(parts) + "}"
 
 
-def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool) -> None:
+def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool, v16: bool = False) -> None:
     """What the generated worker DCD's pod template holds (``GenerateDynamoComponentsDeployments``:
     the worker-hash label, then ``applyDGDTemplateDefaults``): DGD env under the main container's,
     the kvTransferPolicy wiring, propagated DGD annotations, spec annotations and labels beneath."""
@@ -203,6 +203,10 @@ def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool) 
             main["env"] = merge_envs(spec["env"], main.get("env") or [])
         if kv_policy.get("labelKey"):  # applyKvTransferPolicyToWorkerComponent
             apply_kv_transfer_policy(main, tpl.setdefault("spec", {}), kv_policy)
+    if v16:  # spec metadata first, then the DGD's (origin version always the DGD's)
+        for k, v in (spec.get("annotations") or {}).items():
+            tann.setdefault(k, v)
+        tann.pop(api.ANN_ORIGIN_VERSION, None)
     for key in api.PROPAGATED_ANNOTATIONS:
         if key in annotations and key not in tann:
             tann[key] = annotations[key]

@@ -1,6 +1,7 @@
 """Components exact, per provider, of explain against recorded oracle renders.
 
     python -m tests.generative.measure tests/data/generative/oracle-1.5.0.jsonl.gz [...] [--objects] [-v]
+    python -m tests.generative.measure tests/data/oracle/goldens tests/data/oracle/goldens-1.6.0
 
 Prints, per file and provider, DGDs and components compared, components exact (strict, as the
 tests compare) and the most frequent problem classes.
@@ -49,6 +50,27 @@ def _class(problem: str) -> str:
     return re.sub(r"(operator|explain|only in [a-z ]+:) .*", r"\1 …", text)[:160]
 
 
+def golden_dir(directory: Path, origin: str) -> None:
+    """The same count over a tests/data/oracle/goldens* directory (one JSON per manifest)."""
+    from kubectl_dynamo.inputs import manifests
+
+    repo = Path(__file__).resolve().parents[2]
+    for provider in PROVIDERS:
+        compared = exact = 0
+        for golden in sorted(directory.rglob("*.json")):
+            if "hybrid" in golden.name:
+                continue  # the 1.6 oracle's 1.5 TRT-LLM code: no evidence (PROVENANCE.md)
+            recorded = json.loads(golden.read_text())
+            docs = manifests.load(str(repo / recorded["file"]))
+            items = {it["name"]: it for it in explain.explain_documents(
+                docs, orchestrator=provider, operator_version=origin)["items"]}
+            for dgd in recorded["dgds"]:
+                _, c, e = compare_roles(dgd["name"], dgd[provider], items[dgd["name"]])
+                compared += c
+                exact += e
+        print(f"{directory.name} {provider}: {exact}/{compared} components exact ({100.0 * exact / max(compared, 1):.2f} %)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path)
@@ -56,6 +78,9 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     for path in a.files:
+        if path.is_dir():
+            golden_dir(path, "1.5.0" if path.name == "goldens" else origin_of(path))
+            continue
         origin = origin_of(path)
         for provider in PROVIDERS:
             dgds = compared = exact = 0
