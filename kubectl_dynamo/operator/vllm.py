@@ -380,7 +380,10 @@ def update_pod_spec(pod_spec: dict, ctx: RoleContext) -> None:
     if not (ctx.parent_dgd and ctx.multinode and ctx.role == WORKER and containers):
         return
     main = containers[0]
-    if not command_line_has(main, EXECUTOR, "mp"):
+    # 1.6 reads the executor as vLLM does, the last --distributed-executor-backend on the normalised
+    # command line (tu-kim/dynamo@3f3d3dfa backend_vllm.go shouldInjectVLLMMpWaitLeaderInit).
+    v16 = versions.at_least(ctx.operator_version, api.ROLE_TEMPLATES_SINCE)
+    if not (_authored_mp(main) if v16 else command_line_has(main, EXECUTOR, "mp")):
         return
     # Init containers get Grove/LWS env after ours, so the kubelet cannot expand $(X): use ${X}.
     host = k8s_to_shell_var_syntax(ctx.deployer.leader_hostname(ctx.service))

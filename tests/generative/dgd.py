@@ -237,7 +237,8 @@ def probe(rng: random.Random) -> dict:
     return p
 
 
-def main_container(rng: random.Random, fw: Optional[str], ctype: Optional[str], gpus: int, multinode: bool) -> dict:
+def main_container(rng: random.Random, fw: Optional[str], ctype: Optional[str], gpus: int, multinode: bool,
+                   schema: bool = True) -> dict:
     c: Dict[str, Any] = {"name": "main"}
     if _maybe(rng, 0.97):
         c["image"] = IMAGES[fw if ctype not in ("frontend", "planner", "epp") else None].format(
@@ -269,7 +270,7 @@ def main_container(rng: random.Random, fw: Optional[str], ctype: Optional[str], 
     if _maybe(rng, 0.1):
         c["securityContext"] = _pick(rng, ({"privileged": True}, {"capabilities": {"add": ["IPC_LOCK"]}},
                                            {"runAsUser": 0}, {"allowPrivilegeEscalation": False}))
-    if _maybe(rng, 0.15):
+    if _maybe(rng, 0.15) and schema:
         avoid = set(c) | {"name", "restartPolicy", "restartPolicyRules", "resizePolicy", "lifecycle"}
         c.update(schema_fields(rng, container_schema(), avoid, 1))
     return c
@@ -287,8 +288,12 @@ def sidecar(rng: random.Random, name: str) -> dict:
 
 
 def pod_template(rng: random.Random, fw: Optional[str], ctype: Optional[str], gpus: int, multinode: bool,
-                 sidecar_name: Optional[str] = None) -> dict:
-    spec: Dict[str, Any] = {"containers": [main_container(rng, fw, ctype, gpus, multinode)]}
+                 sidecar_name: Optional[str] = None, schema: bool = True) -> dict:
+    """``schema``: also a few fields drawn from the CRD schema. Off for 1.6 role templates: the
+    1.6 oracle's CRD has no roles schema, so the API server's defaults inside them (a gRPC probe's
+    service, an Azure disk's fsType, a port's protocol) never reach a role template there, as they
+    would on a 1.6 cluster."""
+    spec: Dict[str, Any] = {"containers": [main_container(rng, fw, ctype, gpus, multinode, schema)]}
     if sidecar_name or _maybe(rng, 0.08):
         spec["containers"].append(sidecar(rng, sidecar_name or _name(rng, "side-")))
     if _maybe(rng, 0.25):
@@ -316,7 +321,7 @@ def pod_template(rng: random.Random, fw: Optional[str], ctype: Optional[str], gp
     }
     for key in rng.sample(sorted(pod_fields), rng.choice((0, 0, 1, 1, 2, 3))):
         spec[key] = pod_fields[key]()
-    if _maybe(rng, 0.1):
+    if _maybe(rng, 0.1) and schema:
         avoid = set(spec) | {"containers", "ephemeralContainers", "os", "overhead", "resourceClaims", "nodeName",
                              "schedulingGates", "schedulingGroup", "hostUsers", "resources", "hostnameOverride"}
         spec.update(schema_fields(rng, pod_spec_schema(), avoid, 1))
@@ -356,12 +361,9 @@ def component(rng: random.Random, name: str, ctype: Optional[str], fw: str, orig
     if use_roles:
         c["roles"] = []
         for role in ("leader", "worker"):
-            tpl = pod_template(rng, fw, ctype, gpus, multinode, sidecar_name)
+            tpl = pod_template(rng, fw, ctype, gpus, multinode, sidecar_name, schema=False)
             for container in tpl["spec"]["containers"]:
-                # The 1.6 oracle's CRD has no schema for roles, so the API server's one material
-                # default inside a pod template (port protocol TCP) never reaches a role template
-                # there, as it would on a 1.6 cluster: ports stay on component templates.
-                container.pop("ports", None)
+                container.pop("ports", None)  # defaulted (protocol TCP): see pod_template
             r: Dict[str, Any] = {"name": role, "podTemplate": tpl}
             if _maybe(rng, 0.2):
                 r["replicas"] = 1 if role == "leader" else c["multinode"]["nodeCount"] - 1
