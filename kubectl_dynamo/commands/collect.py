@@ -232,7 +232,7 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
     from kubectl_dynamo.commands.doctor import run_doctor
     from kubectl_dynamo.model.facts import gather
     from kubectl_dynamo.model.platform import controller_deployments
-    from kubectl_dynamo.output.tables_debug import format_collect
+    from kubectl_dynamo.output.tables import format_collect
 
     limits = limits or Limits()
     if not output.endswith((".tar.gz", ".tgz")):

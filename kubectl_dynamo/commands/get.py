@@ -129,7 +129,7 @@ def names(data: dict) -> List[str]:
 
 
 def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result:
-    from kubectl_dynamo.output.tables_debug import format_get
+    from kubectl_dynamo.output.tables import format_get
 
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
@@ -146,7 +146,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.cluster.streams import Readers, list_with_version, open_watch, watch_event
-    from kubectl_dynamo.output.tables_debug import get_rows, line, widths
+    from kubectl_dynamo.output.tables import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
@@ -236,6 +236,6 @@ def _uid(obj: dict) -> str:
 
 
 def _headers(detail: bool, wide: bool) -> List[str]:
-    from kubectl_dynamo.output.tables_debug import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
+    from kubectl_dynamo.output.tables import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
 
     return (GET_DETAIL if detail else GET_SUMMARY) + (WIDE_EXTRA if wide else [])

@@ -50,3 +50,7 @@ class ClusterContext(NamedTuple):
     operator_version: Optional[str] = None
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
     notes: Sequence[str] = ()
+
+
+class RenderError(Exception):
+    """The operator would refuse to render this pod (the message is the operator's)."""

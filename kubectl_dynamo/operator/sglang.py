@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from kubectl_dynamo.operator import api, versions
-from kubectl_dynamo.operator.context import WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.context import WORKER, Decision, RenderError, RoleContext
 from kubectl_dynamo.operator.deployer import LEADER_REF, RANK_REF
 from kubectl_dynamo.operator.flags import inject_flags_into_container_command
 
@@ -48,8 +48,6 @@ MAX_TCP_PORT = 65535
 
 
 def _fail(message: str) -> None:
-    from kubectl_dynamo.operator.podspec import RenderError  # podspec imports the backends
-
     raise RenderError(message)
 
 

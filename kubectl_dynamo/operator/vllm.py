@@ -19,7 +19,7 @@ import re
 from typing import List, Mapping, Optional
 
 from kubectl_dynamo.operator import api, versions
-from kubectl_dynamo.operator.context import LEADER, MAIN, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.context import LEADER, MAIN, WORKER, Decision, RenderError, RoleContext
 from kubectl_dynamo.operator.deployer import LEADER_REF, RANK_REF
 from kubectl_dynamo.operator.flags import inject_flags_into_container_command
 from kubectl_dynamo.operator.quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
@@ -250,8 +250,6 @@ def ensure_command_line_flag(container: dict, flag: str, value: str) -> None:
     if not has() and (not command or command[0].split("/")[-1] not in ("sh", "bash")):
         container["args"] = list(container.get("args") or []) + [flag, value]
     if not has():
-        from kubectl_dynamo.operator.podspec import RenderError
-
         raise RenderError(f'could not add operator-owned flag "{flag}" to the container command line')
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+from kubectl_dynamo.operator import webhook as validate
 from kubectl_dynamo.validation import schema
-from kubectl_dynamo.validation import webhook as validate
 
 SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
                "(kubectl dynamo explain dgd.<path> shows its documentation).")

@@ -161,7 +161,6 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
     each consequence still finds the cause of its own group, none of another DGD's, and compares it
     with a few candidates, not with every finding (it was quadratic: 0.8 s at 2,000 findings)."""
     from kubectl_dynamo.findings.finding import Finding
-    from kubectl_dynamo.model import views as doctor
 
     compared = []
     covers = diagnosis._covers
