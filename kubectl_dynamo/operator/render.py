@@ -275,8 +275,9 @@ def _render_component(
             inter_pod_gms=gms.is_inter_pod(component), inter_pod_failover=gms.is_inter_pod_failover(component),
         )
         topology_env = role_deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        role_findings: List[dict] = []
         pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
-                                               topology_env, role_findings := [])
+                                               topology_env, role_findings)
         # A render error on any role is the component's (the operator renders nothing for it); once.
         findings += [f for f in role_findings if f["message"] not in {g["message"] for g in findings}]
         if kind == "gms":
