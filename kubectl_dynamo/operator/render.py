@@ -280,7 +280,9 @@ def _render_component(
                                                topology_env, role_findings)
         # A render error on any role is the component's (the operator renders nothing for it); once.
         findings += [f for f in role_findings if f["message"] not in {g["message"] for g in findings}]
-        if kind == "gms":
+        if not pod_spec.get("containers"):
+            pass  # the operator renders nothing for this role (a render error above)
+        elif kind == "gms":
             pod_spec = gms.weight_server(pod_spec, rank, gpus)
         elif inter_pod_gms:
             gms.augment_engine(pod_spec, rank, gms.is_inter_pod_failover(component))
