@@ -303,13 +303,16 @@ def _gms_claim_templates(comp: dict, lower: str, out: dict) -> List[dict]:
 
 # ---- component provider (DCD controller) ---------------------------------------------------------
 
-def _dcd_annotations(dgd: dict, component: dict) -> Dict[str, str]:
+def _dcd_annotations(dgd: dict, component: dict, v16: bool = False) -> Dict[str, str]:
     """``GetDCDKubeAnnotations``: the DCD pod template's annotations (DGD ones propagated, DGD spec
     annotations under them, EPP's Istio opt-out) plus preserved v1alpha1 ones, minus the origin version."""
     meta = dgd["metadata"]
     pod = dict(_metadata(component).get("annotations") or {})
     if component.get("type") == "epp":
         pod.setdefault(api.ANN_ISTIO_SIDECAR_INJECT, "false")
+    if v16:  # 1.6 applyDGDTemplateDefaults: spec metadata before the DGD's propagated annotations
+        for k, v in (dgd["spec"].get("annotations") or {}).items():
+            pod.setdefault(k, v)
     for key in api.PROPAGATED_ANNOTATIONS:
         if key in (meta.get("annotations") or {}) and key not in pod:
             pod[key] = meta["annotations"][key]
@@ -324,7 +327,7 @@ def _dcd_annotations(dgd: dict, component: dict) -> Dict[str, str]:
     return {k: v for k, v in _with_topology_source(dgd, component, out).items() if v != ""}
 
 
-def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) -> List[dict]:
+def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str, v16: bool = False) -> List[dict]:
     """One Deployment per single-node component, one LeaderWorkerSet per multinode one (what the
     DCD controller renders from each generated DynamoComponentDeployment)."""
     meta, spec = dgd["metadata"], dgd["spec"]
@@ -363,7 +366,7 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) ->
                 pod_labels[key] = dcd_labels[key]
         # GetDCDDynamoNamespace: a v1alpha1 service's (deprecated) dynamoNamespace still names the pods.
         pod_labels[api.LABEL_DYNAMO_NAMESPACE] = alpha.get("dynamoNamespace") or dyn_ns
-        annotations = _dcd_annotations(dgd, comp)
+        annotations = _dcd_annotations(dgd, comp, v16)
         if annotations.get(api.ANN_ENABLE_METRICS) != "false":
             pod_labels[LABEL_METRICS] = "true"
         if comp.get("type"):

@@ -428,7 +428,9 @@ def explain_dgd(
 
         extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
                             if chosen.provider == "grove" else
-                            objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))
+                            objects_mod.component_workloads(
+                                stored, rendered, worker_hash=worker_hash,
+                                v16=versions.at_least(op_version, api.ROLE_TEMPLATES_SINCE)))
         extra["related"] = objects_mod.related(extra["objects"], objects_mod.component_services(
             stored, grove=chosen.provider == "grove", worker_hash=worker_hash))
     return {
