@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kubectl_dynamo.cli.options import collector_paused, emit, kube_options
+from kubectl_dynamo.cluster.kinds import DGD_ALIASES
 from kubectl_dynamo.errors import UsageError
 
 
@@ -48,9 +49,9 @@ def explain_command(target, name, filename, orchestrator, operator_version, obje
     from kubectl_dynamo.commands import explain as core
 
     resource, _, path = target.partition(".")
-    if resource.lower() not in core.DGD_NAMES and target.lower() not in core.DGD_NAMES:
+    if resource.lower() not in DGD_ALIASES and target.lower() not in DGD_ALIASES:
         raise UsageError(f'unknown resource "{resource}": only dgd (dynamographdeployments.nvidia.com) is explained')
-    if path and target.lower() not in core.DGD_NAMES:
+    if path and target.lower() not in DGD_ALIASES:
         openapi = None
         if cluster_schema:
             from kubectl_dynamo.cluster.live import dgd_openapi_schema

@@ -20,7 +20,6 @@ from kubectl_dynamo.result import Result
 if TYPE_CHECKING:
     from kubectl_dynamo.cluster.client import Target
 
-DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KIND argument of generate/upgrade
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 

@@ -15,9 +15,6 @@ from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.validation import schema
 from kubectl_dynamo.validation.admission import unsimulated, validation
 
-DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
-             "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
-
 
 def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
                       context: Optional[ClusterContext] = None, objects: bool = False,

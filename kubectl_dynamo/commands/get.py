@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import registry
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
@@ -150,7 +151,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
-    dgd_path = path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace)
+    dgd_path = kinds.DGD.path(namespace)
     pod_path = path_for("", "v1", "pods", namespace)
     dgd_fields = f"metadata.name={name}" if name else None
     pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL

@@ -26,6 +26,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.operator import api, convert, versions
 
@@ -686,13 +687,12 @@ def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict,
     When it was written as v1alpha1 without a last-applied copy, the manifest is its v1alpha1
     view from the server (the operator's conversion webhook); if that is unavailable, the stored
     v1beta1 object is upgraded instead and the note says so."""
-    from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.errors import DynamoError, NotFound
 
     obj = None
     for version in ("v1beta1", "v1alpha1"):
         try:
-            obj = cluster.get(path_for("nvidia.com", version, "dynamographdeployments", namespace, name))
+            obj = cluster.get(kinds.DGD.path(namespace, name, version=version))
             break
         except NotFound:
             continue
@@ -702,7 +702,7 @@ def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict,
     manifest = manifest_from_live(obj)
     if authored_version(obj) == "nvidia.com/v1alpha1" and manifest.get("apiVersion") != "nvidia.com/v1alpha1":
         try:
-            alpha = cluster.get(path_for("nvidia.com", "v1alpha1", "dynamographdeployments", namespace, name))
+            alpha = cluster.get(kinds.DGD.path(namespace, name, version="v1alpha1"))
             manifest = manifest_from_live(alpha)
         except DynamoError as e:
             if getattr(e, "status", None) is None and not isinstance(e, NotFound):
