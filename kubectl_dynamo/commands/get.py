@@ -11,6 +11,7 @@ import queue
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
