@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.cli.options import Duration, emit, kube_options
 from kubectl_dynamo.findings.catalogue import SEVERITIES
 
 
@@ -16,13 +16,16 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
 @click.option("--exec", "exec_checks", is_flag=True,
               help="Also run read-only commands in pods: `ray status` on Ray leaders, a port-2222 probe on "
                    "TRT-LLM workers (needs pods/exec).")
-@click.option("--exec-timeout", type=float, default=20.0, show_default=True, metavar="SECONDS",
-              help="Timeout of each --exec command.")
+@click.option("--exec-timeout", type=Duration(), default="20s", show_default=True, metavar="DURATION",
+              help="Timeout of each --exec command, e.g. 20s, 1m (a bare number is seconds).")
 @click.option("--from", "from_path", metavar="PATH",
               help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
                    "(docs/snapshot-format.md).")
+@click.option("--explain", "explain_code", metavar="CODE",
+              help="Print what a check code means (severity, what, why, fix, refs) and exit; "
+                   "'all' prints the whole catalogue. Offline.")
 @kube_options()
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, opts):
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, explain_code, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -30,18 +33,26 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor my-dgd -n dynamo    # one DGD
       kubectl dynamo doctor -A -o json --min-severity warning
       kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
+      kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
+    if explain_code is not None:
+        from kubectl_dynamo.commands.doctor import run_explain_code
+
+        emit(opts, run_explain_code(explain_code.strip()))
+        return
     from kubectl_dynamo.cluster.recorded import RecordedCluster
-    from kubectl_dynamo.commands.doctor import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor, unknown_codes
     from kubectl_dynamo.errors import UsageError
 
     if from_path and exec_checks:
         raise UsageError("--exec runs commands in live pods: it cannot be combined with --from")
-    cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     codes = [c.strip() for c in only.split(",") if c.strip()] if only else None
+    if codes:
+        unknown_codes(codes, "--only")  # before connecting: a typo is a usage error, not a cluster one
+    cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces, name=name, only=codes,
                           exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity))
 

@@ -9,6 +9,19 @@ from kubectl_dynamo.findings import catalogue
 from kubectl_dynamo.model.views import read_views, scope_namespace
 
 
+def unknown_codes(codes, flag: str) -> None:
+    """UsageError (exit 2) naming the codes that are not in the catalogue, with the nearest known ones."""
+    from kubectl_dynamo.errors import UsageError
+    from kubectl_dynamo.findings.docs import closest
+
+    unknown = sorted(set(codes) - catalogue.codes())
+    if unknown:
+        near = sorted({c for u in unknown for c in closest(u)})
+        raise UsageError(f"{flag}: unknown check {'code' if len(unknown) == 1 else 'codes'} {', '.join(unknown)}"
+                         + (f" (did you mean {', '.join(near)}?)" if near else "")
+                         + "; kubectl dynamo doctor --explain all lists them")
+
+
 def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
                exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error"):
     """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
@@ -16,16 +29,14 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
     import functools
 
-    from kubectl_dynamo.errors import ExitCode, UsageError
+    from kubectl_dynamo.errors import ExitCode
     from kubectl_dynamo.findings.finding import at_least
     from kubectl_dynamo.output.tables import format_doctor
     from kubectl_dynamo.result import Result
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     if only:
-        unknown = sorted(set(only) - catalogue.codes())
-        if unknown:
-            raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
+        unknown_codes(only, "--only")
     snap, views = read_views(cluster, namespace, name, compact=True)
     exec_results = None
     if exec_checks:
@@ -38,3 +49,19 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
                   exit_code=ExitCode.FINDINGS if failing else ExitCode.OK,
                   names=[f"dynamographdeployment.nvidia.com/{v.name}" for v in views])
 
+
+
+def run_explain_code(code: str):
+    """``doctor --explain CODE``: one entry of the check catalogue (``all``: every entry), offline."""
+    from kubectl_dynamo.errors import UsageError
+    from kubectl_dynamo.findings.docs import INTRO, as_dict, closest
+    from kubectl_dynamo.output.tables import format_check, format_checks
+    from kubectl_dynamo.result import Result
+
+    if code == "all":
+        return Result({"about": INTRO, "checks": [as_dict(e) for e in catalogue.ENTRIES]}, format_checks)
+    if code not in catalogue.CATALOGUE:
+        near = closest(code)
+        raise UsageError(f'unknown check code "{code}"' + (f"; did you mean {', '.join(near)}?" if near else "")
+                         + " (doctor --explain all lists every code)")
+    return Result(as_dict(catalogue.entry(code)), format_check)

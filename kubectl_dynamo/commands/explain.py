@@ -140,19 +140,19 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
     dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
     if changes:
-        return Result(payload, lambda _data, wide, color: format_changes(result, wide), exit_code=exit_code,
+        return Result(payload, lambda _data, wide, color, width: format_changes(result, wide, width), exit_code=exit_code,
                       names=dgds)
     if not objects:
-        return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
+        return Result(payload, lambda _data, wide, color, width: format_results(result, wide, color, width), exit_code=exit_code,
                       names=dgds)
     from kubectl_dynamo.output.render import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
 
-    def table(_data, wide: bool, color: bool) -> str:
+    def table(_data, wide: bool, color: bool, width: Optional[int] = None) -> str:
         lines = [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
         related = [f"{kind} {', '.join(names)}" for r in result["items"] for kind, names in r["related"].items() if names]
-        return "\n".join([format_results(result, wide, color).rstrip("\n"), "", "objects the operator creates:",
+        return "\n".join([format_results(result, wide, color, width).rstrip("\n"), "", "objects the operator creates:",
                           *("  " + x for x in lines), "related (Services it creates, what the pods refer to):",
                           *("  " + x for x in related)]) + "\n"
 

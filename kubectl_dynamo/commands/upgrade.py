@@ -28,6 +28,7 @@ from typing import Any, List, Optional, Tuple
 
 from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.operator import api, convert, versions
+from kubectl_dynamo.words import plural
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -244,7 +245,7 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         data.append(new if report.changed else doc)
     if errors:
         paths = ", ".join(f"{e['path']}" + (f" ({e['name']})" if e.get("name") else "") for e in errors)
-        raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
+        raise UpgradeError(f"{plural(len(errors), 'field')} cannot be converted: {paths}; nothing written "
                            f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
     return Upgraded(text, "".join(out), reports, data)
@@ -674,8 +675,8 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
                              notes=notes, names=names)
     items = [json.loads(json.dumps(d, default=str)) for d in result.data]
     data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
-    return Result(data, lambda _d, wide, color: format_report(
-        {"documents": [d.as_dict() for d in result.documents]}, wide, color),
+    return Result(data, lambda _d, wide, color, width: format_report(
+        {"documents": [d.as_dict() for d in result.documents]}, wide, color, width),
         text=result.text, notes=notes, names=names)
 
 
