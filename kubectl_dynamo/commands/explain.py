@@ -7,7 +7,7 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
 from kubectl_dynamo.operator.context import ClusterContext
@@ -164,12 +164,24 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False):
     """``explain dgd -f FILE``: every DGD in the documents."""
+    return run_files([(source, docs)], orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                     changes=changes)
+
+
+def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, operator_version=None,
+              objects: bool = False, changes: bool = False):
+    """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
+    skipped document also names its ``file`` (a key added to the single-file shape)."""
     from kubectl_dynamo.errors import InputError
 
-    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
-                               changes=changes)
+    result: dict = {"items": [], "skipped": []}
+    for source, docs in sources:
+        one = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                                changes=changes)
+        result["items"] += one["items"]
+        result["skipped"] += [{**s, "file": source} if len(sources) > 1 else s for s in one["skipped"]]
     if not result["items"]:
-        raise InputError(f"{source}: no DynamoGraphDeployment found")
+        raise InputError(f"{', '.join(source for source, _ in sources)}: no DynamoGraphDeployment found")
     return _result(result, objects, changes)
 
 

@@ -680,6 +680,29 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
         text=result.text, notes=notes, names=names)
 
 
+def combine(results: List[Any]) -> Any:
+    """``upgrade -f A -f B``: the files' Results as one, in order (a YAML stream of every file's
+    documents, their diffs, one List for -o json, the reports one under the other)."""
+    from kubectl_dynamo.result import Result
+
+    if len(results) == 1:
+        return results[0]
+    notes = [n for r in results for n in r.notes]
+    names = [n for r in results for n in r.names]
+    code = max(int(r.exit_code) for r in results)
+    if all(r.verbatim for r in results):  # --write, --diff
+        return Result(None, text="".join(r.text or "" for r in results), verbatim=True, notes=notes, names=names,
+                      exit_code=code)
+    items = [i for r in results for i in (r.data["items"] if r.data.get("kind") == "List" else [r.data])]
+    texts = [(r.text or "").rstrip("\n") + "\n" for r in results if r.text]
+
+    def table(_d, wide: bool, color: bool, width: Optional[int]) -> str:
+        return "\n\n".join(r.table(r.data, wide, color, width) for r in results if r.table)
+
+    return Result({"apiVersion": "v1", "kind": "List", "items": items}, table, text="---\n".join(texts),
+                  notes=notes, names=names, exit_code=code)
+
+
 def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict, Optional[str]]:
     """(manifest to upgrade, stored object, note) for a live DGD.
 

@@ -144,7 +144,9 @@ def format_results(result: dict, wide: bool, color: bool, width: Optional[int] =
     for r in result["items"]:
         out.append(format_one(r, wide, color, width))
     for s in result["skipped"]:
-        out.append(folded([f"skipped document {s['document']} ({s['kind'] or 'no kind'}): {s['reason']}"], width))
+        where = f" of {s['file']}" if s.get("file") else ""
+        out.append(folded([f"skipped document {s['document']}{where} ({s['kind'] or 'no kind'}): {s['reason']}"],
+                          width))
     return "\n\n".join(out)
 
 
