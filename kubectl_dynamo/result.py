@@ -24,3 +24,4 @@ class Result(NamedTuple):  # not a dataclass: creating that class cost every com
     text: Optional[str] = None
     notes: Sequence[str] = ()
     verbatim: bool = False  # print `text` whatever -o says (a diff)
+    junit: Optional[Callable[[Any], str]] = None  # -o junit (doctor, explain): data -> JUnit XML

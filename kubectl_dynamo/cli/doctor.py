@@ -21,11 +21,16 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
 @click.option("--from", "from_path", metavar="PATH",
               help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
                    "(docs/snapshot-format.md).")
+@click.option("--skip", "skip", metavar="CODE", multiple=True,
+              help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
+@click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
+              "for one object or DGD; # comments (default: .kubectl-dynamo-ignore in the current directory, if any).")
 @click.option("--explain", "explain_code", metavar="CODE",
               help="Print what a check code means (severity, what, why, fix, refs) and exit; "
                    "'all' prints the whole catalogue. Offline.")
-@kube_options()
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, explain_code, opts):
+@kube_options(junit=True)
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, skip, ignore_file, explain_code,
+                   opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -34,6 +39,7 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor -A -o json --min-severity warning
       kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
       kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
+      kubectl dynamo doctor -A --skip group-on-one-node -o junit > doctor.xml   # for CI
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
@@ -52,9 +58,15 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     codes = [c.strip() for c in only.split(",") if c.strip()] if only else None
     if codes:
         unknown_codes(codes, "--only")  # before connecting: a typo is a usage error, not a cluster one
+    from kubectl_dynamo.inputs.ignore import ignore_rules, skip_rules
+
+    rules = skip_rules(skip) + ignore_rules(ignore_file)
+    for rule in rules:
+        unknown_codes([rule.code], rule.source)
     cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces, name=name, only=codes,
-                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity))
+                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity,
+                          ignore=rules))
 
 
 COMMANDS = [doctor_command]

@@ -28,7 +28,7 @@ from kubectl_dynamo.errors import UsageError
 @click.option("--api-version", "api_version", type=click.Choice(["v1beta1", "v1alpha1"]), default="v1beta1",
               show_default=True, help="Field docs: the DGD API version to document.")
 @click.option("--cluster-schema", is_flag=True, help="Field docs: read the CRD from the cluster instead of the bundled one.")
-@kube_options(all_namespaces=False)
+@kube_options(all_namespaces=False, junit=True)
 @collector_paused()  # bounded input (expand_filenames), or one live DGD
 def explain_command(target, name, filenames, orchestrator, operator_version, objects, changes, recursive, api_version,
                     cluster_schema, opts):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 import click
 
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.output.render import FORMATS, render
+from kubectl_dynamo.output.render import FORMATS, JUNIT, render
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
@@ -60,10 +60,10 @@ def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
-def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True,
+def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True, junit: bool = False,
                  namespace_help: str = "Namespace (default: the context's namespace).") -> Callable:
     """Add --kubeconfig, --context, -n, [-A], --request-timeout, [-o], -v; pass ``opts: Options``.
-    ``formats=False`` for commands whose output is a stream, not a result (logs)."""
+    ``formats=False`` for commands whose output is a stream, not a result (logs); ``junit``: also -o junit."""
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -86,7 +86,8 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
                                     callback=_duration,
                                     help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'))
         if formats:
-            options.append(click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,
+            choices = list(FORMATS) + ([JUNIT] if junit else [])
+            options.append(click.option("-o", "--output", type=click.Choice(choices), default=default_format,
                                         show_default=True, help="Output format."))
         options.append(click.option("-v", "--verbose", is_flag=True, help="Show details of errors."))
         for option in reversed(options):

@@ -7,6 +7,7 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
+import functools
 from typing import List, Optional, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
@@ -139,12 +140,13 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
     payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
     dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
+    junit = functools.partial(_junit, result)
     if changes:
         return Result(payload, lambda _data, wide, color, width: format_changes(result, wide, width), exit_code=exit_code,
-                      names=dgds)
+                      names=dgds, junit=junit)
     if not objects:
         return Result(payload, lambda _data, wide, color, width: format_results(result, wide, color, width), exit_code=exit_code,
-                      names=dgds)
+                      names=dgds, junit=junit)
     from kubectl_dynamo.output.render import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
@@ -158,7 +160,13 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
 
     return Result(payload, table, exit_code=exit_code,
                   names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],
-                  text="---\n".join(to_yaml(o) for o in objs))
+                  text="---\n".join(to_yaml(o) for o in objs), junit=junit)
+
+
+def _junit(result: dict, _data) -> str:
+    from kubectl_dynamo.output.junit import explain_junit
+
+    return explain_junit(result)
 
 
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,

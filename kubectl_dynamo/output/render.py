@@ -15,6 +15,7 @@ from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.result import Result
 
 FORMATS = ("table", "wide", "json", "yaml", "name")
+JUNIT = "junit"  # only for commands with a verdict per check (kube_options(junit=True))
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
@@ -46,6 +47,12 @@ def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
         env.err(note)
     if result.verbatim or (result.text is not None and fmt == "yaml"):
         env.out(result.text or "", nl=False)
+    elif fmt == "junit":
+        if result.junit is None:
+            from kubectl_dynamo.errors import UsageError
+
+            raise UsageError("-o junit is for doctor and explain")
+        env.out(result.junit(result.data))
     elif fmt == "json":
         env.out(to_json(result.data))
     elif fmt == "yaml":
