@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 import click
 
+from kubectl_dynamo.cli import completion
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.output.render import FORMATS, JUNIT, render
 from kubectl_dynamo.result import Result
@@ -76,8 +77,10 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
         options = [
             click.option("--kubeconfig", metavar="PATH", envvar=None,
                          help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
-            click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
-            click.option("-n", "--namespace", metavar="NS", help=namespace_help),
+            click.option("--context", metavar="NAME", help="The kubeconfig context to use.",
+                         shell_complete=completion.complete_context),
+            click.option("-n", "--namespace", metavar="NS", help=namespace_help,
+                         shell_complete=completion.complete_namespace),
         ]
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
