@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.completion import complete_codes, complete_dgd
-from kubectl_dynamo.cli.options import Duration, emit, kube_options
+from kubectl_dynamo.cli.options import Duration, emit, kube_options, lazy_complete
 from kubectl_dynamo.findings.catalogue import SEVERITIES
 
 
 @click.command("doctor")
-@click.argument("name", required=False, metavar="[DGD]", shell_complete=complete_dgd)
+@click.argument("name", required=False, metavar="[DGD]", shell_complete=lazy_complete("complete_dgd"))
 @click.option("--min-severity", type=click.Choice(list(SEVERITIES)), default="error", show_default=True,
               help="Exit 1 when a finding is at or above this severity; the table shows only those.")
-@click.option("--only", metavar="CODE,...", shell_complete=complete_codes, help="Run only these checks (codes in docs/checks.md).")
+@click.option("--only", metavar="CODE,...", shell_complete=lazy_complete("complete_codes"), help="Run only these checks (codes in docs/checks.md).")
 @click.option("--exec", "exec_checks", is_flag=True,
               help="Also run read-only commands in pods: `ray status` on Ray leaders, a port-2222 probe on "
                    "TRT-LLM workers (needs pods/exec).")
@@ -22,11 +21,11 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
 @click.option("--from", "from_path", metavar="PATH",
               help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
                    "(docs/snapshot-format.md).")
-@click.option("--skip", "skip", metavar="CODE", multiple=True, shell_complete=complete_codes,
+@click.option("--skip", "skip", metavar="CODE", multiple=True, shell_complete=lazy_complete("complete_codes"),
               help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
 @click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
               "for one object or DGD; # comments (default: .kubectl-dynamo-ignore in the current directory, if any).")
-@click.option("--explain", "explain_code", metavar="CODE", shell_complete=complete_codes,
+@click.option("--explain", "explain_code", metavar="CODE", shell_complete=lazy_complete("complete_codes"),
               help="Print what a check code means (severity, what, why, fix, refs) and exit; "
                    "'all' prints the whole catalogue. Offline.")
 @kube_options(junit=True)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.completion import complete_dgd
-from kubectl_dynamo.cli.options import collector_paused, emit, kube_options
+from kubectl_dynamo.cli.options import collector_paused, emit, kube_options, lazy_complete
 from kubectl_dynamo.errors import UsageError
 
 
 @click.command("explain")
 @click.argument("target", metavar="dgd[.FIELD.PATH]")
-@click.argument("name", required=False, shell_complete=complete_dgd)
+@click.argument("name", required=False, shell_complete=lazy_complete("complete_dgd"))
 @click.option("-f", "--filename", "filenames", metavar="FILE|DIR", multiple=True,
               help="Manifests to explain offline, repeatable: a file, a directory (its *.yaml, *.yml, *.json) "
                    "or '-' for stdin.")

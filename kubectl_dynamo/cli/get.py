@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.completion import complete_get_args
-from kubectl_dynamo.cli.options import DGD_KINDS, Duration, emit, finish, kube_options
+from kubectl_dynamo.cli.options import DGD_KINDS, Duration, emit, finish, kube_options, lazy_complete
 
 
 @click.command("get")
-@click.argument("args", nargs=-1, metavar="[dgd] [NAME]", shell_complete=complete_get_args)
+@click.argument("args", nargs=-1, metavar="[dgd] [NAME]", shell_complete=lazy_complete("complete_get_args"))
 @click.option("-w", "--watch", is_flag=True, help="After the table, print a row again whenever it changes (Ctrl-C ends).")
 @click.option("--watch-timeout", type=Duration(), metavar="DURATION", help="With -w: stop after DURATION.")
 @kube_options()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.completion import complete_dgd
-from kubectl_dynamo.cli.options import Duration, finish, kube_options
+from kubectl_dynamo.cli.options import Duration, finish, kube_options, lazy_complete
 
 
 @click.command("logs")
-@click.argument("name", metavar="DGD", shell_complete=complete_dgd)
+@click.argument("name", metavar="DGD", shell_complete=lazy_complete("complete_dgd"))
 @click.option("--component", metavar="NAME", help="Only this component (e.g. decode).")
 @click.option("--group", type=int, metavar="N", help="Only this group (replica index of a multinode component).")
 @click.option("--role", type=click.Choice(["leader", "worker", "main"]), help="Only leaders, workers, or single-node pods.")

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 import click
 
-from kubectl_dynamo.cli import completion
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.output.render import FORMATS, JUNIT, render
 from kubectl_dynamo.result import Result
@@ -43,6 +42,17 @@ class Options:  # not a dataclass: creating that class cost every command ~1 ms
 
     def cluster(self) -> Any:
         return self.env.cluster_factory(self.target)
+
+
+def lazy_complete(name: str) -> Callable:
+    """A shell_complete callback of cli/completion.py, imported only when a <TAB> asks for it."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        from kubectl_dynamo.cli import completion
+
+        return getattr(completion, name)(ctx, param, incomplete)
+
+    return complete
 
 
 def current_env() -> Environment:
@@ -78,9 +88,9 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
             click.option("--kubeconfig", metavar="PATH", envvar=None,
                          help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
             click.option("--context", metavar="NAME", help="The kubeconfig context to use.",
-                         shell_complete=completion.complete_context),
+                         shell_complete=lazy_complete("complete_context")),
             click.option("-n", "--namespace", metavar="NS", help=namespace_help,
-                         shell_complete=completion.complete_namespace),
+                         shell_complete=lazy_complete("complete_namespace")),
         ]
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,

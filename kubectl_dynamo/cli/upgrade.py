@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.completion import complete_dgd
 from kubectl_dynamo.cli.options import DGD_KINDS as KINDS
-from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options, lazy_complete
 from kubectl_dynamo.errors import UsageError
 
 
 @click.command("upgrade")
 @click.argument("kind", metavar="dgd", type=click.Choice(KINDS, case_sensitive=False))
-@click.argument("name", required=False, shell_complete=complete_dgd)
+@click.argument("name", required=False, shell_complete=lazy_complete("complete_dgd"))
 @click.option("-f", "--filename", "filenames", metavar="FILE|DIR", multiple=True,
               help="Manifest files, repeatable (multi-document; a directory: its *.yaml, *.yml, *.json; '-' = stdin).")
 @click.option("-R", "--recursive", is_flag=True, help="With -f DIR: also the directories under it (as kubectl).")
