@@ -69,9 +69,10 @@ def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
     return int(result.exit_code)
 
 
-# kubectl's printers write tables through text/tabwriter with minwidth 6 and padding 3, flags 0
-# (kubernetes pkg/printers/tabwriter.go, now k8s.io/cli-runtime/pkg/printers/tabwriter.go): every
-# column but the last is as wide as its widest cell + 3, and at least 6.
+# kubectl's printers write tables through a tabwriter with minwidth 6, tabwidth 4, padding 3
+# (k8s.io/cli-runtime/pkg/printers/tabwriter.go: github.com/liggitt/tabwriter, Go's text/tabwriter
+# plus RememberWidths, which only matters across the flushes of a watch): every column but the last
+# is as wide as its widest cell + 3, and at least 6. tests/data/tabwriter holds Go's own output.
 GAP = 3
 MIN_CELL = 6
 # Columns of prose: on a narrow terminal they wrap at word boundaries instead of being cut.
