@@ -470,9 +470,12 @@ def widths(headers: List[str], rows: List[List[Any]]) -> List[int]:
 
 
 def line(cells: List[Any], ws: List[int]) -> str:
-    """One row padded to ``ws`` (kubectl's columns, three spaces apart)."""
+    """One row of ``get -w`` laid out in the first table's columns ``ws``, as kubectl's watch keeps
+    its widths (RememberWidths): the widest cell + 3, at least 6, the last column unpadded."""
+    from kubectl_dynamo.output.render import GAP, MIN_CELL
+
     text = ["-" if c is None else str(c) for c in cells]
-    return "   ".join(c.ljust(w) for c, w in zip(text, ws + [0] * len(text))).rstrip()
+    return "".join([c.ljust(max(w + GAP, MIN_CELL)) for c, w in zip(text[:-1], ws)] + text[-1:]).rstrip()
 
 
 
