@@ -34,7 +34,7 @@ def logs_command(name, component, group, role, rank, container, init_containers,
       kubectl dynamo logs my-dgd --role leader -f --since 5m    # follow the leaders
 
     Without -f lines are merged in timestamp order; with -f they are printed as they arrive.
-    Colour per rank on a terminal (never with NO_COLOR). Exit 1 when a stream could not be read.
+    Colour per rank on a terminal (never with NO_COLOR or TERM=dumb). Exit 1 when a stream could not be read.
     """
     from kubectl_dynamo.commands.logs import Filters, LogOptions, run_logs
 

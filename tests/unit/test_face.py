@@ -74,3 +74,17 @@ def test_unknown_context_says_so(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith('error: context "nope" does not exist') and "invalid kubeconfig" not in proc.stderr
     assert "(contexts: a)" in proc.stderr
+
+
+def test_term_dumb_gets_no_escape_sequences():
+    import io
+
+    from kubectl_dynamo.commands.collect import Progress
+    from kubectl_dynamo.environment import Environment
+
+    def env(term):
+        return Environment(io.StringIO(), io.StringIO(), io.StringIO(), stdout_isatty=True, stderr_isatty=True,
+                           environ={"TERM": term})
+
+    assert Progress(env("xterm-256color")).on and env("xterm-256color").colors
+    assert not Progress(env("dumb")).on and not env("dumb").colors
