@@ -12,7 +12,7 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
 @click.argument("name", required=False, metavar="[DGD]", shell_complete=lazy_complete("complete_dgd"))
 @click.option("--min-severity", type=click.Choice(list(SEVERITIES)), default="error", show_default=True,
               help="Exit 1 when a finding is at or above this severity; the table shows only those.")
-@click.option("--only", metavar="CODE,...", shell_complete=lazy_complete("complete_codes"), help="Run only these checks (codes in docs/checks.md).")
+@click.option("--only", metavar="CODE,...", shell_complete=lazy_complete("complete_codes"), help="Run only these checks (doctor --explain all lists the codes).")
 @click.option("--exec", "exec_checks", is_flag=True,
               help="Also run read-only commands in pods: `ray status` on Ray leaders, a port-2222 probe on "
                    "TRT-LLM workers (needs pods/exec).")
