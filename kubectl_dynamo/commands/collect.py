@@ -77,11 +77,11 @@ class Bundle:
 
 
 class Progress:
-    """One line on stderr, rewritten in place; only on a terminal."""
+    """One line on stderr, rewritten in place; only on a terminal that takes escape sequences."""
 
     def __init__(self, env: Environment):
         self.env = env
-        self.on = env.stderr_isatty
+        self.on = env.stderr_isatty and env.environ.get("TERM") != "dumb"
 
     def step(self, text: str) -> None:
         if self.on:

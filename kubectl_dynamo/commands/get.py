@@ -136,7 +136,7 @@ def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[s
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
     data = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
-    return Result(data, lambda d, wide, color: format_get(d, wide, color, detail=bool(name)), names=names(data))
+    return Result(data, lambda d, wide, color, width: format_get(d, wide, color, width, detail=bool(name)), names=names(data))
 
 
 # -- -w ------------------------------------------------------------------------------------------------
