@@ -36,6 +36,12 @@ class Kind(NamedTuple):
     def resource(self) -> str:  # the recorder's word for the plural
         return self.plural
 
+    def path(self, namespace: Optional[str] = None, name: Optional[str] = None, *, version: Optional[str] = None) -> str:
+        """The API path of the kind (in a namespace, of one object), at its version or ``version``."""
+        from kubectl_dynamo.cluster.client import path_for
+
+        return path_for(self.group, version or self.version, self.plural, namespace if self.namespaced else None, name)
+
 
 KINDS: Tuple[Kind, ...] = (
     Kind("", "v1", "namespaces", "Namespace", namespaced=False),
@@ -90,3 +96,9 @@ LINEAGE: Tuple[Kind, ...] = tuple(k for k in KINDS if k.lineage)
 
 def by_field(field: str) -> Kind:
     return next(k for k in SNAPSHOT if k.field == field)
+
+
+DGD: Kind = by_field("dgds")  # DynamoGraphDeployments, read at the storage version v1beta1
+# What a user may type for a DGD, as kubectl takes a kind's short name, singular, plural and qualified plural.
+DGD_ALIASES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
+               "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")

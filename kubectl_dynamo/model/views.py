@@ -377,7 +377,7 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
         gc.freeze()
     else:
         snap = take(cluster, namespace, dgd_name=name)
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
+    if name and not snap.dgds and not any(s["check"] == kinds.NAMES[kinds.DGD] for s in snap.skipped):
         raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):
