@@ -21,9 +21,12 @@ ANN_VOLCANO_QUEUE = "nvidia.com/volcano-queue"
 ANN_ENABLE_METRICS = "nvidia.com/enable-metrics"
 ANN_DISCOVERY_BACKEND = "nvidia.com/dynamo-discovery-backend"
 ANN_KUBE_DISCOVERY_MODE = "nvidia.com/dynamo-kube-discovery-mode"
+DISCOVERY_BACKEND_DEFAULT = "kubernetes"  # the chart's operator config (discovery.backend)
 ANN_VLLM_EXECUTOR_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
 ANN_WORKER_HASH_V2 = "nvidia.com/current-worker-hash-v2"
 ANN_ISTIO_SIDECAR_INJECT = "sidecar.istio.io/inject"
+ANN_TOPOLOGY_LABEL_KEY = "nvidia.com/topology-label-key"  # kvTransferPolicy.labelKey, on worker DCDs and pods
+ANN_TOPOLOGY_CLUSTER_TOPOLOGY = "nvidia.com/topology-cluster-topology-name"
 # DGD annotations copied into every component's pod-template annotations (component wins).
 PROPAGATED_ANNOTATIONS = (
     ANN_ENABLE_METRICS, ANN_DISCOVERY_BACKEND, ANN_KUBE_DISCOVERY_MODE, ANN_ORIGIN_VERSION,
@@ -48,6 +51,7 @@ BACKENDS = ("vllm", "sglang", "trtllm")
 NOOP = "noop"
 GPU_RESOURCE = "nvidia.com/gpu"
 MPI_SSH_SECRET_DEFAULT = "mpi-run-ssh-secret"
+PLANNER_SERVICE_ACCOUNT = "planner-serviceaccount"  # consts.PlannerServiceAccountName
 
 # -- version cut-offs (operator version unless noted) ------------------------------------------
 LWS_KUBELET_FORM_SINCE = "1.1.0"  # $(LWS_LEADER_ADDRESS) instead of "$LWS_LEADER_ADDRESS" (see lws.py)

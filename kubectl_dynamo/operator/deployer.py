@@ -66,3 +66,9 @@ class MultinodeDeployer:
     def engine_rank(self) -> Tuple[str, bool]:
         """Worker rank used in the operator's own vLLM-mp / SGLang flags (aliases need no shell)."""
         return (f"$({DYNAMO_RANK})", False) if self.portable else self.node_rank()
+
+    def engine_leader_rank(self) -> str:
+        """The leader's own rank in those flags: ``0``, or with the aliases ``$(DYNAMO_RANK)`` like
+        every pod (tu-kim/dynamo@3f3d3dfa internal/dynamo/backend_vllm.go and backend_sglang.go,
+        ``useTopologyAliases``)."""
+        return f"$({DYNAMO_RANK})" if self.portable else "0"

@@ -101,6 +101,35 @@ def determine_backend_framework(
     return NOOP, None
 
 
+def component_backend_framework(component: dict, explicit: Optional[str], operator_version: str) -> Tuple[str, Optional[str]]:
+    """The framework of a component. 1.5: from its podTemplate's main container. 1.6: every pod
+    template (the component's, then each role's) is judged; the first detected framework wins,
+    two different ones are an error (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go
+    ``determineBackendFrameworkForComponent``)."""
+    from kubectl_dynamo.operator import versions
+    from kubectl_dynamo.operator.podspec import main_container_of
+
+    ctype = component.get("type") or ""
+    templates = [component.get("podTemplate")] if component.get("podTemplate") else []
+    if versions.at_least(operator_version, "1.6.0"):
+        templates += [r["podTemplate"] for r in component.get("roles") or []
+                      if isinstance(r, dict) and r.get("podTemplate")]
+    elif not templates:
+        templates = [None]
+    selected = ""
+    for tpl in templates:
+        main = main_container_of(tpl) or {}
+        fw, err = determine_backend_framework(ctype, main.get("command") or [], main.get("args") or [], explicit)
+        if err:
+            return "", err
+        if fw in ("", NOOP):
+            continue
+        if selected and selected != fw:
+            return "", f"multiple backend frameworks detected across pod templates: {selected} and {fw}"
+        selected = fw
+    return (selected, None) if selected else determine_backend_framework(ctype, [], [], explicit)
+
+
 # ---- GPU count -----------------------------------------------------------------------------
 
 _SUFFIX: Dict[str, Union[int, Decimal]] = {

@@ -186,6 +186,26 @@ def encode(value: Any, shape: str) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def decoded(value: Any, shape: str) -> Any:
+    """``value`` as the operator holds it once decoded into Go type ``shape`` and written back:
+    quantities canonical (``cpu: 4`` -> ``"4"``, ``2.5`` -> ``"2500m"``), zero values of
+    ``omitempty`` fields gone (``initialDelaySeconds: 0``), pointer fields kept (``enableServiceLinks:
+    false``), unknown fields dropped; nil pointers, maps and slices (JSON null) left out. A value the
+    type cannot hold (only in input the API server refuses) is returned unchanged."""
+    try:
+        return _without_nulls(json.loads(encode(value, shape)))
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return value
+
+
 def sha256_hex(data: bytes) -> str:
     """SHA-256 of ``data`` in hex, from CPython's built-in implementation when it has one: ``hashlib``
     loads OpenSSL first, ~3 ms of every explain -f for a digest of a few kilobytes."""

@@ -51,7 +51,10 @@ class GroveDeployer(MultinodeDeployer):
         return [self.leader_hostname(service)] + [_pcsg_host(service, WORKER_SUFFIX, str(i)) for i in range(nodes - 1)]
 
     def rank_source(self) -> str:
-        # The PCSG-wide pod index flattens cliqueNames order: ldr=0, workers 1..N-1. [UNVERIFIED] form.
+        """``GetPodRank`` (tu-kim/dynamo@3f3d3dfa internal/dynamo/grove.go): the PCSG-wide pod index
+        (ldr=0, workers 1..N-1); an inter-pod GMS engine clique's static rank."""
+        if self.gms_rank is not None:
+            return str(self.gms_rank)
         return "$(GROVE_PCSG_POD_INDEX)"
 
 

@@ -132,6 +132,29 @@ def _annotations(dgd: dict, component: dict, discovery: str) -> Dict[str, str]:
     return {k: v for k, v in out.items() if v != ""}
 
 
+def _with_topology_source(dgd: dict, component: dict, annotations: Dict[str, str]) -> Dict[str, str]:
+    """The topology label controller's source annotations: only the DGD's ``kvTransferPolicy`` sets
+    them, on worker components (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go
+    ``applyKvTransferPolicyTopologyAnnotations``; ``GetDCDKubeAnnotations`` copies the DCD's to its pods)."""
+    out = {k: v for k, v in annotations.items()
+           if k not in (api.ANN_TOPOLOGY_LABEL_KEY, api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY)}
+    policy = (dgd["spec"].get("experimental") or {}).get("kvTransferPolicy") or {}
+    if _worker(component) and (policy.get("labelKey") or policy.get("clusterTopologyName")):
+        if policy.get("labelKey"):
+            out[api.ANN_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
+        if policy.get("clusterTopologyName"):
+            out[api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY] = policy["clusterTopologyName"]
+    return out
+
+
+def _effective_for_role(component: dict, role: str) -> dict:
+    if component.get("podTemplate") or not any(r.get("podTemplate") for r in component.get("roles") or []):
+        return component
+    kind = _role_kind(role)
+    tpl = next((r.get("podTemplate") for r in component.get("roles") or [] if r.get("name") == kind), None)
+    return {**component, "podTemplate": tpl} if tpl else component
+
+
 def _role_kind(role: str) -> str:
     return role.split("-")[0]
 
@@ -156,11 +179,14 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
         comp = components.get(out["name"]) or {}
         lower = out["name"].lower()
         pcsg, multinode, inter = uses_pcsg(comp), _nodes(comp) > 1, gms.is_inter_pod(comp)
-        labels = _labels(dgd, comp, dynamo_ns=_dynamo_ns(dgd, comp), worker_hash=worker_hash, discovery=discovery,
-                         has_epp=has_epp)
-        annotations = _annotations(dgd, comp, discovery)
         names: List[str] = []
         for role in out["roles"]:
+            # 1.6 role templates: each clique's metadata comes from its role's template
+            # (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go EffectiveComponentForRole).
+            source = _effective_for_role(comp, role["name"])
+            labels = _labels(dgd, source, dynamo_ns=_dynamo_ns(dgd, comp), worker_hash=worker_hash,
+                             discovery=discovery, has_epp=has_epp)
+            annotations = _annotations(dgd, source, discovery)
             clique_name = lower if role["name"] == "main" else f"{lower}-{_clique_suffix(role['name'])}"
             min_available = role["replicas"] if multinode and not gms.is_inter_pod_failover(comp) else (
                 comp.get("minAvailable") or 1 if not pcsg else 1)
@@ -172,7 +198,9 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
                 clique_labels.pop(LABEL_DISCOVERY_ENABLED, None)
             if queue and role["podSpec"].get("schedulerName") == "kai-scheduler":
                 clique_labels[api.LABEL_KAI_QUEUE] = queue
-            clique = {"name": clique_name, "labels": clique_labels, "annotations": dict(annotations),
+            clique_annotations = dict(annotations) if role["name"].startswith("gms") else _with_topology_source(
+                dgd, comp, annotations)
+            clique = {"name": clique_name, "labels": clique_labels, "annotations": clique_annotations,
                       "spec": {"roleName": clique_name, "podSpec": role["podSpec"], "replicas": role["replicas"],
                                "minAvailable": min_available}}
             cliques.append(clique)
@@ -275,13 +303,16 @@ def _gms_claim_templates(comp: dict, lower: str, out: dict) -> List[dict]:
 
 # ---- component provider (DCD controller) ---------------------------------------------------------
 
-def _dcd_annotations(dgd: dict, component: dict) -> Dict[str, str]:
+def _dcd_annotations(dgd: dict, component: dict, v16: bool = False) -> Dict[str, str]:
     """``GetDCDKubeAnnotations``: the DCD pod template's annotations (DGD ones propagated, DGD spec
     annotations under them, EPP's Istio opt-out) plus preserved v1alpha1 ones, minus the origin version."""
     meta = dgd["metadata"]
     pod = dict(_metadata(component).get("annotations") or {})
     if component.get("type") == "epp":
         pod.setdefault(api.ANN_ISTIO_SIDECAR_INJECT, "false")
+    if v16:  # 1.6 applyDGDTemplateDefaults: spec metadata before the DGD's propagated annotations
+        for k, v in (dgd["spec"].get("annotations") or {}).items():
+            pod.setdefault(k, v)
     for key in api.PROPAGATED_ANNOTATIONS:
         if key in (meta.get("annotations") or {}) and key not in pod:
             pod[key] = meta["annotations"][key]
@@ -293,10 +324,10 @@ def _dcd_annotations(dgd: dict, component: dict) -> Dict[str, str]:
     if model:
         out[ANN_BASE_MODEL] = model
     out.pop(api.ANN_ORIGIN_VERSION, None)
-    return {k: v for k, v in out.items() if v != ""}
+    return {k: v for k, v in _with_topology_source(dgd, component, out).items() if v != ""}
 
 
-def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) -> List[dict]:
+def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str, v16: bool = False) -> List[dict]:
     """One Deployment per single-node component, one LeaderWorkerSet per multinode one (what the
     DCD controller renders from each generated DynamoComponentDeployment)."""
     meta, spec = dgd["metadata"], dgd["spec"]
@@ -311,7 +342,8 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) ->
         dyn_ns = _dynamo_ns(dgd, comp)
         alpha = _alpha(meta.get("annotations") or {}, r["name"])
         # The DCD's own labels (generateSingleDCD).
-        dcd_labels = {**(_metadata(comp).get("labels") or {}), api.LABEL_COMPONENT: r["name"],
+        # spec.labels sit under the template's (applyDGDTemplateDefaults, mergeLowPriorityMetadata).
+        dcd_labels = {**(spec.get("labels") or {}), **(_metadata(comp).get("labels") or {}), api.LABEL_COMPONENT: r["name"],
                       api.LABEL_DYNAMO_NAMESPACE: dyn_ns, api.LABEL_DGD: meta["name"]}
         tpl_labels = dict(_metadata(comp).get("labels") or {})
         if _worker(comp) and worker_hash:
@@ -334,7 +366,7 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str) ->
                 pod_labels[key] = dcd_labels[key]
         # GetDCDDynamoNamespace: a v1alpha1 service's (deprecated) dynamoNamespace still names the pods.
         pod_labels[api.LABEL_DYNAMO_NAMESPACE] = alpha.get("dynamoNamespace") or dyn_ns
-        annotations = _dcd_annotations(dgd, comp)
+        annotations = _dcd_annotations(dgd, comp, v16)
         if annotations.get(api.ANN_ENABLE_METRICS) != "false":
             pod_labels[LABEL_METRICS] = "true"
         if comp.get("type"):

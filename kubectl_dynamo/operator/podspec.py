@@ -39,14 +39,20 @@ def merge_envs(base: List[dict], override: List[dict]) -> List[dict]:
 
 
 def _is_empty(value) -> bool:
-    return value is None or value == "" or value == [] or value == {} or value is False or value == 0
+    return value is None or value == "" or value == [] or value == {}
 
 
 def merge_override(base: dict, user: dict) -> dict:
-    """mergo ``WithOverride``: non-empty user values replace; nested objects merge; lists replace."""
+    """mergo ``WithOverride``: non-empty user values replace; nested objects merge; lists replace.
+
+    The user's values come decoded (``goencode.decoded``), so a ``false`` or ``0`` left in them is
+    a set Go pointer (``enableServiceLinks``, ``automountServiceAccountToken``): mergo sets it where
+    the base has none and, dereferencing, keeps a base value over it (dario.cat/mergo merge.go
+    ``deepMerge``: a non-nil pointer onto a nil one is copied; onto a set one its zero element is
+    empty and skipped)."""
     out = dict(base)
     for key, value in user.items():
-        if _is_empty(value):
+        if _is_empty(value) or ((value is False or value == 0) and out.get(key) is not None):
             continue
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = merge_override(out[key], value)
@@ -65,6 +71,49 @@ def merge_main_container(base: dict, user: Optional[dict]) -> dict:
             merged[probe] = copy.deepcopy(user[probe])
     merged["name"] = MAIN_CONTAINER
     return merged
+
+
+# ---- the DGD's kvTransferPolicy on worker templates -------------------------------------------
+# ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go applyKvTransferPolicyToWorkerComponent and
+# internal/dynamo/component_worker.go TopologyLabelVolume: before rendering, a worker's template gets
+# the policy env (replacing the user's), a read-only mount of the topology label volume and that
+# Downward API volume (replacing a same-named mount or volume, or one at the same path).
+
+TOPOLOGY_VOLUME = "topology-labels"
+TOPOLOGY_MOUNT_PATH = "/etc/dynamo/topology"
+KV_TRANSFER_ENV = ("DYN_KV_TRANSFER_DOMAIN", "DYN_KV_TRANSFER_ENFORCEMENT", "DYN_KV_TRANSFER_PREFERRED_WEIGHT",
+                   "DYN_TOPOLOGY_ENABLED", "DYN_TOPOLOGY_MOUNT_PATH")
+
+
+def _float32_text(value) -> str:
+    """Go's ``strconv.FormatFloat(float64(float32(v)), 'f', -1, 32)``: the shortest decimal that reads
+    back as the same float32, without an exponent."""
+    import struct
+    from decimal import Decimal
+
+    f32 = struct.unpack("f", struct.pack("f", float(value)))[0]
+    for digits in range(1, 10):
+        text = f"{f32:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == f32:
+            return format(Decimal(text), "f")
+    return format(Decimal(repr(f32)), "f")
+
+
+def apply_kv_transfer_policy(main: dict, pod_spec: dict, policy: dict) -> None:
+    envs = [{"name": "DYN_KV_TRANSFER_DOMAIN", "value": str(policy.get("domain") or "")},
+            {"name": "DYN_KV_TRANSFER_ENFORCEMENT", "value": policy.get("enforcement") or "required"},
+            {"name": "DYN_TOPOLOGY_ENABLED", "value": "true"},
+            {"name": "DYN_TOPOLOGY_MOUNT_PATH", "value": TOPOLOGY_MOUNT_PATH}]
+    if policy.get("preferredWeight") is not None:
+        envs.append({"name": "DYN_KV_TRANSFER_PREFERRED_WEIGHT", "value": _float32_text(policy["preferredWeight"])})
+    main["env"] = merge_envs([e for e in main.get("env") or [] if e.get("name") not in KV_TRANSFER_ENV], envs)
+    main["volumeMounts"] = [m for m in main.get("volumeMounts") or []
+                            if m.get("name") != TOPOLOGY_VOLUME and m.get("mountPath") != TOPOLOGY_MOUNT_PATH] + [
+        {"name": TOPOLOGY_VOLUME, "readOnly": True, "mountPath": TOPOLOGY_MOUNT_PATH}]
+    items = [{"path": str(policy.get("domain") or ""),
+              "fieldRef": {"fieldPath": f"metadata.labels['{policy['labelKey']}']"}}]
+    pod_spec["volumes"] = [v for v in pod_spec.get("volumes") or [] if v.get("name") != TOPOLOGY_VOLUME] + [
+        {"name": TOPOLOGY_VOLUME, "downwardAPI": {"items": items}}]
 
 
 # ---- step 3: compilation cache ---------------------------------------------------------------
@@ -203,6 +252,7 @@ def generate_pod_spec(
     namespace: str,
     graph_env: Optional[List[dict]] = None,
     topology_env: Optional[List[dict]] = None,
+    kv_transfer_policy: Optional[dict] = None,
 ) -> Tuple[dict, Decision]:
     """Render one role's pod spec (``GenerateBasePodSpec``). ``pod_template``: the component's (or,
     with 1.6 role templates, the role's) podTemplate. Raises RenderError where the operator would fail."""
@@ -213,6 +263,11 @@ def generate_pod_spec(
         # DGD-level env sits under the component's env (component wins).
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_main["env"] = merge_envs(graph_env, user_main.get("env") or [])
+    kv_policy = kv_transfer_policy if (component.get("type") or "") in api.WORKER_TYPES else None
+    if kv_policy and kv_policy.get("labelKey"):
+        user_main = user_main or {"name": MAIN_CONTAINER}
+        user_spec = dict(user_spec)
+        apply_kv_transfer_policy(user_main, user_spec, kv_policy)
     cctx = component_context(component, ctx, dgd_name, namespace)
 
     # 1-2: type defaults, then the user's main container

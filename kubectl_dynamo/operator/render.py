@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple, cast
 
-from kubectl_dynamo.operator import api, defaults, gms, versions, vllm, workerhash
+from kubectl_dynamo.operator import api, defaults, gms, goencode, overrides, versions, vllm, workerhash
 from kubectl_dynamo.operator import selection as sel_mod
 from kubectl_dynamo.operator import webhook as validate
 from kubectl_dynamo.operator.context import (
@@ -26,7 +26,7 @@ from kubectl_dynamo.operator.context import (
     RoleContext,
 )
 from kubectl_dynamo.operator.deployer import MultinodeDeployer
-from kubectl_dynamo.operator.flags import determine_backend_framework, resolve_gpu_count
+from kubectl_dynamo.operator.flags import component_backend_framework, resolve_gpu_count
 from kubectl_dynamo.operator.grove import GroveDeployer, apply_scheduler
 from kubectl_dynamo.operator.lws import LWSDeployer
 from kubectl_dynamo.operator.podspec import generate_pod_spec, main_container_of, merge_envs
@@ -43,10 +43,20 @@ VERSION_DIFFERENCES = [
     ("components[].roles[].podTemplate (authored launch kept)", "operator >= 1.6.0", "[DOCS-ONLY]"),
 ]
 
-def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str):
+def _is_stored(metadata: dict) -> bool:
+    """An object the API server already holds (what ``get -o yaml`` exports) rather than one to create."""
+    return any(metadata.get(k) for k in ("uid", "resourceVersion", "creationTimestamp"))
+
+
+def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues, multinode: bool, operator_version: str,
+               stored: bool = True):
+    """``stored``: the provider annotation only counts on an existing DGD -- on CREATE the defaulting
+    webhook derives the provider afresh, "ignoring the controller-owned annotation"
+    (ai-dynamo/dynamo@2a6da14c internal/webhook/defaulting/dynamographdeployment_handler.go
+    ``defaultWorkloadProvider``)."""
     gates = gates if gates is not None else sel_mod.assumed_gates(orchestrator, doc_annotations)
     chosen = sel_mod.select(gates, doc_annotations, kai_queues=kai_queues, multinode=multinode)
-    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER)
+    pinned = doc_annotations.get(api.ANN_WORKLOAD_PROVIDER) if stored else None
     if not versions.at_least(operator_version, api.PROVIDER_ANNOTATION_SINCE) or pinned not in ("grove", "component"):
         return chosen
     # An existing DGD keeps the provider it was created with.
@@ -62,6 +72,47 @@ def _selection(doc_annotations: Dict[str, str], gates, orchestrator, kai_queues,
     return chosen
 
 
+def _decoded(dgd: dict) -> dict:
+    """The DGD's spec as the operator's Go types hold it (``goencode.decoded``): every component
+    (api/v1beta1 DynamoComponentDeploymentSharedSpec, ai-dynamo/dynamo@2a6da14c), each 1.6 role's
+    podTemplate (corev1.PodTemplateSpec) and the graph env ([]corev1.EnvVar)."""
+    spec = dgd.get("spec")
+    if not isinstance(spec, dict):
+        return dgd
+    spec = dict(spec)
+    components = []
+    for component in spec.get("components") or []:
+        if not isinstance(component, dict):
+            components.append(component)
+            continue
+        out = goencode.decoded(component, "dynamo.DynamoComponentDeploymentSharedSpec")
+        if component.get("roles") is not None:
+            out["roles"] = [
+                {**r, "podTemplate": goencode.decoded(r["podTemplate"], "core.PodTemplateSpec")}
+                if isinstance(r, dict) and isinstance(r.get("podTemplate"), dict) else r
+                for r in component["roles"]]
+        components.append(out)
+    if spec.get("components") is not None:
+        spec["components"] = components
+    if spec.get("env") is not None:
+        spec["env"] = goencode.decoded(spec["env"], "[]core.EnvVar")
+    return {**dgd, "spec": spec}
+
+
+def _lws_main_problem(pod_spec: dict) -> Optional[str]:
+    """``checkMainContainer``: the DCD controller refuses a LeaderWorkerSet pod whose main container
+    has no command or no args (ai-dynamo/dynamo@2a6da14c
+    internal/controller/dynamocomponentdeployment_controller.go)."""
+    main = next((c for c in pod_spec.get("containers") or [] if c.get("name") == "main"), None)
+    if main is None:
+        return "main container not found in pod spec"
+    if not main.get("command"):
+        return "container Command cannot be nil for LWS pod"
+    if not main.get("args"):
+        return "container Args cannot be empty for LWS pod"
+    return None
+
+
 def _node_count(component: dict) -> int:
     mn = component.get("multinode")
     if mn is None:
@@ -70,11 +121,32 @@ def _node_count(component: dict) -> int:
     return n if isinstance(n, int) and n > 0 else 1
 
 
-def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str]) -> Dict[str, str]:
+def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str],
+                     spec_annotations: Optional[Dict[str, str]], grove: bool, v16: bool = False) -> Dict[str, str]:
+    """The pod-template annotations ``GenerateBasePodSpec`` reads (ai-dynamo/dynamo@2a6da14c
+    internal/dynamo/graph.go): the component's, then the DGD's propagated metadata annotations
+    (``propagateDGDAnnotations``, component wins), then ``spec.annotations`` as a low-priority base
+    (``propagateDGDSpecMetadata``). On Grove, ``GenerateGrovePodCliqueSet`` first forces the
+    discovery backend to the DGD's (metadata annotation, else the operator's default), so neither
+    a component's nor ``spec.annotations``' value counts there.
+
+    1.6 (tu-kim/dynamo@3f3d3dfa graph.go ``applyDGDTemplateDefaults``) merges ``spec.annotations``
+    first and propagates the metadata ones after, so ``spec.annotations`` win over them, and the
+    origin version is always the DGD's."""
     ann = dict(((pod_template or {}).get("metadata") or {}).get("annotations") or {})
+    if grove:  # GenerateGrovePodCliqueSet propagates the DGD's first, then forces the backend
+        for key in api.PROPAGATED_ANNOTATIONS:
+            if key in dgd_annotations and key not in ann:
+                ann[key] = dgd_annotations[key]
+        ann[api.ANN_DISCOVERY_BACKEND] = dgd_annotations.get(api.ANN_DISCOVERY_BACKEND) or api.DISCOVERY_BACKEND_DEFAULT
+    elif v16:
+        for key, value in (spec_annotations or {}).items():
+            ann.setdefault(key, value)
     for key in api.PROPAGATED_ANNOTATIONS:
-        if key in dgd_annotations and key not in ann:
+        if key in dgd_annotations and (key not in ann or (v16 and key == api.ANN_ORIGIN_VERSION)):
             ann[key] = dgd_annotations[key]
+    for key, value in (spec_annotations or {}).items():
+        ann.setdefault(key, value)
     return ann
 
 
@@ -92,7 +164,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
     """One role's pod; where the operator refuses, a finding and the pod without the offending parts."""
     try:
         return generate_pod_spec(component=component, pod_template=template, framework=framework, ctx=ctx,
-                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"), kv_transfer_policy=(spec.get("experimental") or {}).get("kvTransferPolicy"),
                                  topology_env=topology_env)
     except RenderError as exc:
         cache = "compilation" in str(exc).lower()
@@ -107,7 +179,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
     stripped = {k: v for k, v in component.items() if k not in ("compilationCache", "experimental", "frontendSidecar")}
     try:
         return generate_pod_spec(component=stripped, pod_template=template, framework=framework, ctx=ctx,
-                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"),
+                                 dgd_name=dgd_name, namespace=namespace, graph_env=spec.get("env"), kv_transfer_policy=(spec.get("experimental") or {}).get("kvTransferPolicy"),
                                  topology_env=topology_env)
     except RenderError:
         return {}, Decision("none", "the operator fails to render this component")
@@ -133,10 +205,24 @@ def _render_component(
     templates = {
         r: (role_templates.get(r) if role_templates else component.get("podTemplate")) for r in role_names
     }
+    if ctype == "planner" and deployer.name != "grove":
+        # The generated DCD's template names the planner's service account, over the user's
+        # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go GenerateDynamoComponentsDeployments).
+        for r, t in list(templates.items()):
+            t = copy.deepcopy(t) or {}
+            t.setdefault("spec", {})["serviceAccountName"] = api.PLANNER_SERVICE_ACCOUNT
+            templates[r] = t
     first_main = main_container_of(templates[role_names[0]]) or {}
-    framework, err = determine_backend_framework(
-        ctype, first_main.get("command") or [], first_main.get("args") or [], spec.get("backendFramework")
-    )
+    # Off Grove each DCD carries the DGD-wide framework (spec.backendFramework, else the one detected
+    # in the worker components) and the DCD controller renders with it as the explicit one
+    # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go backendFrameworkForGeneratedDCDs,
+    # GetBackendFrameworkFromDynamoComponent).
+    explicit = spec.get("backendFramework")
+    if deployer.name != "grove":
+        explicit = workerhash.dgd_backend_framework(spec, operator_version) or explicit
+    framework, err = component_backend_framework(
+        {**component, "podTemplate": templates[role_names[0]]} if not role_templates else component, explicit,
+        operator_version)
     if err:
         code = "backend-framework-mismatch" if "mismatch" in err else "backend-framework-ambiguous"
         findings.append(validate.render_error(
@@ -155,21 +241,30 @@ def _render_component(
     if inter_pod_gms:
         plan = gms.roles(nodes, component)
     else:
-        plan = [(r, r, replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
+        # A forced single-node scaling group is one single-pod clique; the group carries the replicas
+        # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go expandSingleNodeScalingGroupRoles).
+        forced = deployer.name == "grove" and bool(((component.get("experimental") or {}).get("grove") or {}).get(
+            "forceScalingGroup"))
+        main_replicas = 1 if forced else replicas
+        plan = [(r, r, main_replicas if r == MAIN else (1 if r == LEADER else nodes - 1), 0) for r in role_names]
 
     roles_out: List[dict] = []
     gpus_by_role: Dict[str, int] = {}
     decision: Optional[Decision] = None
     for role_name, kind, role_replicas, rank in plan:
         role = MAIN if kind == "gms" else kind
-        template = templates[LEADER if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
+        # A rank's weight server takes that rank's role template: the leader's for rank 0, the
+        # worker's after (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go EffectiveComponentForRole).
+        gms_role = (LEADER if rank == 0 else WORKER) if multinode else MAIN
+        template = templates[gms_role if role_templates and kind == "gms" else (role if role in templates else role_names[0])]
         main = main_container_of(template) or {}
         gpus, gpu_problem = resolve_gpu_count(main.get("resources"))
         gpus_by_role.setdefault(role, gpus)
         if gpu_problem and role_name == plan[0][0]:
             findings.append(validate.finding("gpu-count-invalid", validate.ERROR, name, gpu_problem,
                                              "Use a whole number of GPUs (e.g. nvidia.com/gpu: \"4\")."))
-        annotations = _pod_annotations(template, dgd_annotations)
+        annotations = _pod_annotations(template, dgd_annotations, spec.get("annotations"), deployer.name == "grove",
+                                       versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE))
         role_deployer = deployer
         if inter_pod_gms and multinode and kind != "gms":
             role_deployer = GroveDeployer(portable=deployer.portable, gms_rank=rank)
@@ -179,10 +274,15 @@ def _render_component(
             role_templates=bool(role_templates), ssh_secret_name=ssh_secret_name, worker_hash=worker_hash,
             inter_pod_gms=gms.is_inter_pod(component), inter_pod_failover=gms.is_inter_pod_failover(component),
         )
-        topology_env = deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        topology_env = role_deployer.topology_env(name) if (multinode and deployer.portable and kind != "gms") else None
+        role_findings: List[dict] = []
         pod_spec, role_decision = _render_role(component, template, framework, ctx, dgd_name, namespace, spec,
-                                               topology_env, findings if role_name == plan[0][0] else [])
-        if kind == "gms":
+                                               topology_env, role_findings)
+        # A render error on any role is the component's (the operator renders nothing for it); once.
+        findings += [f for f in role_findings if f["message"] not in {g["message"] for g in findings}]
+        if not pod_spec.get("containers"):
+            pass  # the operator renders nothing for this role (a render error above)
+        elif kind == "gms":
             pod_spec = gms.weight_server(pod_spec, rank, gpus)
         elif inter_pod_gms:
             gms.augment_engine(pod_spec, rank, gms.is_inter_pod_failover(component))
@@ -212,6 +312,12 @@ def _render_component(
             if multinode and role_decision.mode in ("mp", "data-parallel", "sglang"):
                 findings += validate.model_path_contains_framework(name, framework, before)
 
+    if deployer.name == "lws" and multinode:
+        problem = next(filter(None, (_lws_main_problem(r["podSpec"]) for r in roles_out if r["podSpec"])), None)
+        if problem and not any(f["severity"] == validate.ERROR for f in findings):
+            findings.append(validate.render_error(
+                "render-error", name, f"{problem} (the operator fails to render this component).",
+                "Give the main container a command and args: the LeaderWorkerSet renderer requires both."))
     assert decision is not None  # every plan has a role, and the first one sets it
     gpus_per_pod = gpus_by_role[role_names[0]] if role_names[0] in gpus_by_role else next(iter(gpus_by_role.values()))
     if multinode:
@@ -275,8 +381,9 @@ def explain_dgd(
             ))
     else:
         source = copy.deepcopy(doc)
-    # What the API server stores: storage-version (v1beta1) structural defaults.
-    source = defaults.apply(source, "v1beta1")
+    # What the API server stores: storage-version (v1beta1) structural defaults; then what the
+    # operator holds once it decoded the object into its Go types.
+    source = _decoded(defaults.apply(source, "v1beta1"))
 
     metadata = source.get("metadata") or {}
     spec = source.get("spec") or {}
@@ -290,7 +397,7 @@ def explain_dgd(
 
     components = spec.get("components") or []
     any_multinode = any(_node_count(c) > 1 for c in components)
-    chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version)
+    chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version, _is_stored(metadata))
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
 
     portable = versions.at_least(op_version, api.TOPOLOGY_SINCE) and versions.at_least(origin, api.TOPOLOGY_SINCE)
@@ -299,11 +406,13 @@ def explain_dgd(
         else LWSDeployer(portable=portable, operator_version=op_version)
     )
 
+    if chosen.provider == "grove":
+        overrides.default_targets(spec, op_version)  # the defaulting webhook, before the worker hash sees the DCDs
     rendered = []
     stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
               "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
                                               for c in components]}}
-    worker_hash = workerhash.for_dgd(stored)
+    worker_hash = workerhash.for_dgd(stored, op_version)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
@@ -319,7 +428,9 @@ def explain_dgd(
 
         extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
                             if chosen.provider == "grove" else
-                            objects_mod.component_workloads(stored, rendered, worker_hash=worker_hash))
+                            objects_mod.component_workloads(
+                                stored, rendered, worker_hash=worker_hash,
+                                v16=versions.at_least(op_version, api.ROLE_TEMPLATES_SINCE)))
         extra["related"] = objects_mod.related(extra["objects"], objects_mod.component_services(
             stored, grove=chosen.provider == "grove", worker_hash=worker_hash))
     return {

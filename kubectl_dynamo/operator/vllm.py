@@ -15,10 +15,11 @@ the rendered args are rewritten to the long form is [UNVERIFIED] — modelled as
 
 from __future__ import annotations
 
+import re
 from typing import List, Mapping, Optional
 
 from kubectl_dynamo.operator import api, versions
-from kubectl_dynamo.operator.context import LEADER, MAIN, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.context import LEADER, MAIN, WORKER, Decision, RenderError, RoleContext
 from kubectl_dynamo.operator.deployer import LEADER_REF, RANK_REF
 from kubectl_dynamo.operator.flags import inject_flags_into_container_command
 from kubectl_dynamo.operator.quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
@@ -195,6 +196,63 @@ def role_args(nodes: int, role: str) -> List[str]:
 
 # ---- rendering -----------------------------------------------------------------------------
 
+# ---- 1.6 role templates (tu-kim/dynamo@3f3d3dfa internal/dynamo/backend_vllm.go) -----------------
+# An authored role template keeps its launch; when it runs the mp executor the operator only makes
+# sure ``--master-port 29500`` is on the command line (``ensureContainerCommandLineFlag``).
+
+def _command_line(container: dict) -> List[str]:
+    """``getExpandedCommandLine``: command and args split on whitespace, vLLM flags normalised."""
+    tokens = [t for a in list(container.get("command") or []) + list(container.get("args") or []) for t in a.split()]
+    return normalize_flags(tokens)
+
+
+def _authored_mp(container: dict) -> bool:
+    """``parseVLLMLaunchArgs(...).IsMpDistributedExecutorBackend``: the last executor flag says mp."""
+    tokens, mp = _command_line(container), False
+    for i, tok in enumerate(tokens[:-1]):
+        if tok == EXECUTOR:
+            mp = tokens[i + 1] == "mp"
+    return mp
+
+
+def _has_arg(tokens: List[str], flag: str, value: str) -> bool:
+    """``hasArg`` (internal/dynamo/utils.go)."""
+    joined, equals = f"{flag} {value}", f"{flag}={value}"
+    return any(joined in t or equals in t or (t == flag and i + 1 < len(tokens) and tokens[i + 1] == value)
+               for i, t in enumerate(tokens))
+
+
+def _inject_direct(command: str, flags: str, executable: str = "vllm", subcommand: str = "serve") -> str:
+    """``injectFlagsIntoDirectCommand``: after a ``vllm serve`` segment of a shell line."""
+    direct = f"{executable} {subcommand}".strip()
+    pattern = re.compile(rf"(^|\s)((?:exec\s+)?{re.escape(direct)}(?:\s+[^|&;]*)?)(\s|$|[|&;])")
+    return pattern.sub(lambda m: f"{m.group(1)}{m.group(2).strip()} {flags}{m.group(3)}", command)
+
+
+def ensure_command_line_flag(container: dict, flag: str, value: str) -> None:
+    def has() -> bool:
+        return _has_arg(_command_line(container), flag, value)
+
+    if has():
+        return
+    inject_flags_into_container_command(container, f"{flag} {value}", False, "vllm")
+    for key in ("args", "command"):
+        if has():
+            return
+        items = list(container.get(key) or [])
+        for i, item in enumerate(items):
+            modified = _inject_direct(item, f"{flag} {value}")
+            if modified != item:
+                items[i] = modified
+                container[key] = items
+                break
+    command = container.get("command") or []
+    if not has() and (not command or command[0].split("/")[-1] not in ("sh", "bash")):
+        container["args"] = list(container.get("args") or []) + [flag, value]
+    if not has():
+        raise RenderError(f'could not add operator-owned flag "{flag}" to the container command line')
+
+
 def _inject_mp(container: dict, ctx: RoleContext) -> None:
     leader = ctx.deployer.engine_leader(ctx.service)
     flags = f"{EXECUTOR} mp --nnodes {ctx.nodes} --master-addr {leader} --master-port {MP_MASTER_PORT}"
@@ -202,7 +260,7 @@ def _inject_mp(container: dict, ctx: RoleContext) -> None:
         rank, needs_shell = ctx.deployer.engine_rank()
         flags += f" --node-rank {rank} --headless"
     else:
-        flags, needs_shell = flags + " --node-rank 0", False
+        flags, needs_shell = flags + f" --node-rank {ctx.deployer.engine_leader_rank()}", False
     inject_flags_into_container_command(container, flags, needs_shell, "vllm")
 
 
@@ -283,12 +341,11 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
             _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})
     decision = decide(container, ctx)
     if ctx.multinode:
-        if ctx.role_templates:
-            # [UNVERIFIED] 1.6: only the master port is added, once, to an authored mp command.
-            if decision.mode == "mp" and "--master-port" not in " ".join(
-                (container.get("command") or []) + (container.get("args") or [])
-            ):
-                inject_flags_into_container_command(container, f"--master-port={MP_MASTER_PORT}", False, "vllm")
+        role_template_mp = ctx.role_templates and _authored_mp(container)
+        if role_template_mp:
+            ensure_command_line_flag(container, "--master-port", MP_MASTER_PORT)
+        elif ctx.role_templates:
+            pass
         elif decision.mode == "mp":
             _inject_mp(container, ctx)
         elif decision.mode == "ray":
@@ -300,7 +357,7 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
         if ctx.role == WORKER:
             for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
                 container.pop(probe, None)
-        if should_use_mp(ctx.annotations):
+        if role_template_mp or (not ctx.role_templates and should_use_mp(ctx.annotations)):
             _append_env(container, {"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", **POD_IP_ENV})
     elif decision.mode == "elastic-ep" and container.get("command"):
         _inject_elastic_ep(container, ctx)
@@ -321,7 +378,10 @@ def update_pod_spec(pod_spec: dict, ctx: RoleContext) -> None:
     if not (ctx.parent_dgd and ctx.multinode and ctx.role == WORKER and containers):
         return
     main = containers[0]
-    if not command_line_has(main, EXECUTOR, "mp"):
+    # 1.6 reads the executor as vLLM does, the last --distributed-executor-backend on the normalised
+    # command line (tu-kim/dynamo@3f3d3dfa backend_vllm.go shouldInjectVLLMMpWaitLeaderInit).
+    v16 = versions.at_least(ctx.operator_version, api.ROLE_TEMPLATES_SINCE)
+    if not (_authored_mp(main) if v16 else command_line_has(main, EXECUTOR, "mp")):
         return
     # Init containers get Grove/LWS env after ours, so the kubelet cannot expand $(X): use ${X}.
     host = k8s_to_shell_var_syntax(ctx.deployer.leader_hostname(ctx.service))

@@ -283,7 +283,10 @@ def _replicas(value) -> dict:
 
 
 def _pinned_grove(facts: Facts) -> Ran:
+    # An existing DGD (a uid: the provider annotation only counts once stored; on CREATE the
+    # defaulting webhook derives the provider afresh).
     doc = b.dgd(annotations={"nvidia.com/workload-provider": "grove"})
+    doc["metadata"]["uid"] = "5f0c3a52-0000-4000-8000-000000000001"
     return run_manifest(doc, facts=facts)
 
 

@@ -100,9 +100,15 @@ class TestAC25Orchestration:
         assert (r["provider"], r["orchestrator"]) == ("component", "lws")
 
     def test_pinned_component_provider(self):
-        r = explain_dgd(dgd([decode()], {"nvidia.com/workload-provider": "component"}), orchestrator="grove",
-                        gates=selection.Gates(grove=True, lws=True, kai_scheduler=True), operator_version="1.5.0")
+        """An existing DGD keeps its provider; on CREATE the webhook ignores the annotation
+        (ai-dynamo/dynamo@2a6da14c internal/webhook/defaulting/dynamographdeployment_handler.go)."""
+        gates = selection.Gates(grove=True, lws=True, kai_scheduler=True)
+        existing = dgd([decode()], {"nvidia.com/workload-provider": "component"})
+        existing["metadata"]["uid"] = "0b6e7e1c-0000-4000-8000-000000000001"
+        r = explain_dgd(existing, orchestrator="grove", gates=gates, operator_version="1.5.0")
         assert r["provider"] == "component"
+        new = dgd([decode()], {"nvidia.com/workload-provider": "component"})
+        assert explain_dgd(new, orchestrator="grove", gates=gates, operator_version="1.5.0")["provider"] == "grove"
 
 
 class TestAC21Pipeline:
@@ -228,8 +234,10 @@ class TestRoleTemplates:
         c = r["components"][0]
         assert (c["mode"], c["gpusPerPod"], c["totalGpus"]) == ("mp", 1, 2)
         leader, worker = roles_of(r)["leader"], roles_of(r)["worker"]
-        assert main_of(leader)["args"] == VLLM_LEADER + ["--master-port=29500"]
-        assert main_of(worker)["args"] == VLLM_LEADER + ["--headless", "--master-port=29500"]
+        # The docs write --master-port=29500; the operator appends flag and value as two items
+        # (tu-kim/dynamo@3f3d3dfa internal/dynamo/backend_vllm.go ensureContainerCommandLineFlag).
+        assert main_of(leader)["args"] == VLLM_LEADER + ["--master-port", "29500"]
+        assert main_of(worker)["args"] == VLLM_LEADER + ["--headless", "--master-port", "29500"]
         assert main_of(worker)["command"] == ["python3", "-m", "dynamo.vllm"]
         assert [i["name"] for i in worker["podSpec"]["initContainers"]] == ["wait-for-leader-mp"]
         assert "DYNAMO_RANK" in env_of(main_of(worker))
