@@ -207,3 +207,10 @@ def frontend_sidecar_base(name: str, parent: ComponentContext) -> dict:
     c = base_container(ctx)
     c["name"] = name
     return c
+
+
+def main_container_of(pod_template: Optional[dict]) -> Optional[dict]:
+    for c in ((pod_template or {}).get("spec") or {}).get("containers") or []:
+        if c.get("name") == MAIN_CONTAINER:
+            return c
+    return None

@@ -107,7 +107,7 @@ def component_backend_framework(component: dict, explicit: Optional[str], operat
     two different ones are an error (tu-kim/dynamo@3f3d3dfa internal/dynamo/graph.go
     ``determineBackendFrameworkForComponent``)."""
     from kubectl_dynamo.operator import versions
-    from kubectl_dynamo.operator.podspec import main_container_of
+    from kubectl_dynamo.operator.components import main_container_of
 
     ctype = component.get("type") or ""
     templates = [component.get("podTemplate")] if component.get("podTemplate") else []

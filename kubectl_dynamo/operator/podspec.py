@@ -20,7 +20,7 @@ import copy
 from typing import Dict, List, Optional, Tuple
 
 from kubectl_dynamo.operator import api, backends, components, gms, vllm
-from kubectl_dynamo.operator.components import MAIN_CONTAINER, ComponentContext
+from kubectl_dynamo.operator.components import MAIN_CONTAINER, ComponentContext, main_container_of
 from kubectl_dynamo.operator.context import Decision, RenderError, RoleContext
 
 DEFAULT_SHM_SIZE = "8Gi"
@@ -204,12 +204,6 @@ def discovery_service_account(dgd_name: str) -> str:
 
 
 # ---- the pipeline ----------------------------------------------------------------------------
-
-def main_container_of(pod_template: Optional[dict]) -> Optional[dict]:
-    for c in ((pod_template or {}).get("spec") or {}).get("containers") or []:
-        if c.get("name") == MAIN_CONTAINER:
-            return c
-    return None
 
 
 def component_context(component: dict, ctx: RoleContext, dgd_name: str, namespace: str) -> ComponentContext:
