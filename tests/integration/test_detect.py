@@ -223,4 +223,4 @@ def test_context_namespace_and_flags_after_subcommand(sandbox, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["serverVersion"].startswith("v1.33")
     bad = run_cli("version", "--context", "nope", "--kubeconfig", str(path))
-    assert bad.returncode == 2 and bad.stderr.startswith("error: invalid kubeconfig")
+    assert bad.returncode == 2 and bad.stderr.startswith('error: context "nope" does not exist in the kubeconfig')
