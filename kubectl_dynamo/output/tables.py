@@ -496,3 +496,39 @@ def format_collect(data: dict, wide: bool, color: bool) -> str:
         if items:
             out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
     return "\n".join(out)
+
+
+# -- rollout -----------------------------------------------------------------------------------------
+
+def format_findings_lines(findings: list) -> str:
+    """Findings as doctor's table (severity, code, object, message) with each fix beneath."""
+    rows = []
+    for f in findings:
+        o = f["object"] or {}
+        rows.append([f["severity"], f["code"], "/".join(x for x in (o.get("kind"), o.get("name")) if x),
+                     f["message"] + (f"\nfix: {f['hint']}" if f.get("hint") else "")])
+    return grid(rows, ["severity", "code", "object", "message"])
+
+
+def format_history(d: dict, wide: bool) -> str:
+    """kubectl rollout history's REVISION table, one row per worker generation; with --revision its changes."""
+    rows = []
+    for g in d["generations"]:
+        rows.append([g["revision"], g["hash"], "current" if g["current"] else "old", g["created"] or "-",
+                     f"{g['podsReady']}/{g['pods']}", ",".join(g["dcds"]) or "-"]
+                    + ([",".join(g["workloads"]) or "-"] if wide else []))
+    out = [f"dynamographdeployment \"{d['name']}\"",
+           grid(rows, ["revision", "worker-hash", "state", "created", "ready/pods", "dcds"]
+                + (["workloads"] if wide else [])) if rows else "No worker generations."]
+    phase = (d.get("rollingUpdate") or {}).get("phase")
+    if phase:
+        out.append(f"operator rolling update: {phase}")
+    if "changes" in d:
+        out.append("")
+        out.append(f"revision {d['revision']}:" if d["revision"] > 1 else "revision 1 (the first generation):")
+        for c in d["changes"]:
+            out.append(f"  component {c['component']}:")
+            out += [f"    {e['what']}: {e['name']}" + (f" ({e['detail']})" if e["detail"] else "") for e in c["changes"]]
+            if wide or not c["changes"]:
+                out += ["    " + x for x in c["diff"].splitlines()]
+    return "\n".join(out)
