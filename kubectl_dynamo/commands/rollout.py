@@ -129,7 +129,7 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
     watched.start()
     try:
         while True:
-            inputs = _inputs(watched.items)
+            inputs = _inputs(lambda k: watched.items(k) if k in served else [])
             if inputs is None:
                 raise _not_found(name, namespace)
             a = assess(inputs)
@@ -174,13 +174,13 @@ def stalled_finding(a: dict, seconds: Optional[float]) -> dict:
 
 def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, timeout: float, json_out: bool) -> int:
     """Exit 1 with doctor's findings on this DGD, the stall first."""
-    from kubectl_dynamo.commands.get import findings_of
+    from kubectl_dynamo.checks.diagnosis import diagnose
     from kubectl_dynamo.model.views import read_views
 
     findings = [stalled_finding(a, timeout)]
-    try:
-        _, views = read_views(cluster, namespace, name)
-        findings += [f for v in views for f in findings_of(v) if f["code"] != "rollout-stalled"]
+    try:  # doctor's diagnosis of this DGD (and of the cluster it runs on)
+        snap, views = read_views(cluster, namespace, name)
+        findings += [f for f in diagnose(snap, views)["findings"] if f["code"] != "rollout-stalled"]
     except DynamoError as e:  # the stall is the answer; doctor's reading is extra
         env.err(f"warning: could not read the DGD as doctor does: {e.message}")
     if json_out:

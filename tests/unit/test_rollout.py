@@ -1,0 +1,192 @@
+"""``rollout status|history`` on what real controllers left (tests/data/recorded, see its PROVENANCE.md),
+and the watch machinery they follow with (``cluster/streams.Watched``).
+
+Expectations are what the real operator, LWS and Grove said in those recordings (their own status
+fields and conditions), never what this code computes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import threading
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from kubectl_dynamo.cluster.client import Stream
+from kubectl_dynamo.cluster.recorded import RecordedCluster
+from kubectl_dynamo.cluster.streams import Watched
+from kubectl_dynamo.commands import rollout
+from kubectl_dynamo.environment import Environment
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
+
+
+def look(state: str, name: str, ns: str = "llm"):
+    return rollout.status_once(RecordedCluster(str(RECORDED / state), namespace=ns), name)
+
+
+# The real controllers' word in each recording: the DGD's Ready condition (the operator), the
+# LeaderWorkerSet's Available condition / the PodCliqueSet's availableReplicas (LWS, Grove).
+@pytest.mark.parametrize("state, name, done, waiting", [
+    ("lws-healthy", "vllm-mn", True, None),  # Ready all_resources_are_ready; LWS AllGroupsReady
+    ("lws-healthy", "trtllm-mn", True, None),
+    ("grove-healthy", "sglang-mn", True, None),  # PodCliqueSet availableReplicas 1 = updatedReplicas 1
+    # every node cordoned, the decode group recreated Pending: LWS readyReplicas 0, Available False
+    ("lws-cordoned", "vllm-mn", False, "decode: LeaderWorkerSet vllm-mn-decode-bb67ccf2-0: 0 of 1 updated groups ready"),
+    # Grove counts a replica updated only once available: a Pending replacement worker makes both 0
+    ("grove-replacement-pod", "vllm-mn", False, "PodCliqueSet vllm-mn: 0 of 1 replicas available"),
+    # the operator refused the DGD (missing KAI queue): it never observed generation 1
+    ("grove-queue-missing", "vllm-q", False, "the operator has not observed generation 1 yet (observed 0)"),
+    # kwok stopped: the frontend Deployment's availableReplicas dropped to 0
+    ("lws-nodes-not-ready", "vllm-mn", False, "Frontend: Deployment vllm-mn-frontend: 0 of 1 updated replicas are "
+                                              "available"),
+])
+def test_one_look_at_recorded_states(state, name, done, waiting):
+    result = look(state, name)
+    assert result.data["done"] is done
+    assert result.data["waiting"] == waiting
+    assert result.exit_code == (0 if done else 1)
+    text = result.table(result.data, False, False)
+    assert text == (f'dynamographdeployment "{name}" successfully rolled out' if done else
+                    f'Waiting for dynamographdeployment "{name}" rollout to finish: {waiting}...')
+
+
+def test_history_lists_the_recorded_generation():
+    """lws-healthy: one worker generation, the hash the operator stored (nvidia.com/current-worker-hash-v2
+    bb67ccf2) on the DCD vllm-mn-decode-bb67ccf2, its LeaderWorkerSet and 2 Ready pods."""
+    cluster = RecordedCluster(str(RECORDED / "lws-healthy"), namespace="llm")
+    data = rollout.history(cluster, "vllm-mn").data
+    assert [(g["revision"], g["hash"], g["current"], g["dcds"], g["workloads"], g["pods"], g["podsReady"])
+            for g in data["generations"]] == [
+        (1, "bb67ccf2", True, ["vllm-mn-decode-bb67ccf2"], ["LeaderWorkerSet/vllm-mn-decode-bb67ccf2-0"], 2, 2)]
+    with pytest.raises(Exception, match="revision 2 not found"):
+        rollout.history(cluster, "vllm-mn", 2)
+
+
+def test_a_missing_dgd_is_not_found():
+    from kubectl_dynamo.errors import NotFound
+
+    with pytest.raises(NotFound, match='"nope" not found in namespace llm'):
+        look("lws-healthy", "nope")
+
+
+# -- the watch machinery -----------------------------------------------------------------------------
+
+class _Raw:
+    """An HTTP body that hands out what the test feeds it and blocks in between, as a watch does."""
+
+    def __init__(self, lines: List[dict], end: bool):
+        self.q: queue.Queue = queue.Queue()
+        for line in lines:
+            self.q.put(json.dumps(line).encode() + b"\n")
+        if end:
+            self.q.put(b"")
+        self.closed = threading.Event()
+
+    def read1(self, n: int) -> bytes:
+        while not self.closed.is_set():
+            try:
+                return self.q.get(timeout=0.05)
+            except queue.Empty:
+                continue
+        return b""
+
+    def shutdown(self) -> None:
+        self.closed.set()
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+class _Cluster:
+    """LISTs from ``lists`` (one answer per call), WATCHes from ``watches`` (one script per open)."""
+
+    def __init__(self, lists: List[dict], watches: List[tuple]):
+        self.lists, self.watches = lists, watches
+        self.opened: List[Dict[str, str]] = []
+        self.listed = 0
+
+    def get(self, path, params=None):
+        self.listed += 1
+        return self.lists.pop(0)
+
+    def stream(self, path, params=None):
+        self.opened.append(dict(params))
+        lines, end = self.watches.pop(0) if self.watches else ([], False)
+        return Stream(_Raw(lines, end))
+
+
+def _pod(name: str, version: str, ready: str = "True") -> dict:
+    return {"metadata": {"name": name, "uid": name, "resourceVersion": version},
+            "status": {"conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def _until(watched: Watched, want, tries: int = 200):
+    for _ in range(tries):
+        watched.wait(0.05)
+        if want():
+            return
+    raise AssertionError(f"never: {watched.state}")
+
+
+def test_watched_resumes_from_the_last_version_and_relists_after_410():
+    """A watch the server ends is reopened at the last resourceVersion seen; an ERROR event (410 Gone:
+    that version expired) makes it LIST again and watch from the new LIST's version (what
+    ``kubectl get -w`` and client-go's reflector do)."""
+    cluster = _Cluster(
+        lists=[{"metadata": {"resourceVersion": "10"}, "items": [_pod("a", "9")]},
+               {"metadata": {"resourceVersion": "50"}, "items": [_pod("a", "49", "False"), _pod("c", "48")]}],
+        watches=[([{"type": "ADDED", "object": _pod("b", "11")}], True),  # then the server ends it
+                 ([{"type": "ERROR", "object": {"kind": "Status", "code": 410}}], False),
+                 ([{"type": "DELETED", "object": _pod("c", "51")}], False)])
+    watched = Watched(cluster, {"pod": ("/api/v1/pods", None, None)})
+    watched.start()
+    try:
+        _until(watched, lambda: sorted(watched.state["pod"]) == ["a", "c"] and cluster.listed == 2
+               and len(cluster.opened) == 3 and "c" not in watched.state["pod"] or sorted(watched.state["pod"]) == ["a"])
+    finally:
+        watched.close()
+    assert [o["resourceVersion"] for o in cluster.opened] == ["10", "11", "50"]
+    assert all(o["watch"] == "true" and o["allowWatchBookmarks"] == "true" for o in cluster.opened)
+    assert sorted(watched.state["pod"]) == ["a"]  # b vanished with the re-list, c was deleted after it
+    assert watched.state["pod"]["a"]["status"]["conditions"][0]["status"] == "False"
+
+
+def _env() -> Environment:
+    return Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+class _StillCluster(RecordedCluster):
+    """A recorded state whose watches stay open and quiet: nothing moves."""
+
+    def stream(self, path, params=None):
+        return Stream(_Raw([], False))
+
+
+def test_follow_exits_1_with_doctors_findings_when_nothing_moves():
+    """lws-cordoned: the recreated decode group cannot be scheduled; with a 1 s progress deadline
+    rollout status ends with rollout-stalled first, then doctor's findings on that DGD."""
+    env = _env()
+    cluster = _StillCluster(str(RECORDED / "lws-cordoned"), namespace="llm")
+    code = rollout.follow(cluster, env, "vllm-mn", timeout=1.0)
+    out = env.stdout.getvalue()
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == ('Waiting for dynamographdeployment "vllm-mn" rollout to finish: decode: LeaderWorkerSet '
+                        'vllm-mn-decode-bb67ccf2-0: 0 of 1 updated groups ready...')
+    assert lines[1].split()[:2] == ["SEVERITY", "CODE"]
+    assert lines[2].split()[:2] == ["warning", "rollout-stalled"]
+    # doctor's word on the Pending group: the recorded scheduler's verdict, every node cordoned
+    assert any(x.split()[:2] == ["error", "group-pending"] and "4 of 4 nodes are cordoned" in x for x in lines), out
+
+
+def test_follow_json_ends_with_the_state_and_findings():
+    env = _env()
+    cluster = _StillCluster(str(RECORDED / "lws-healthy"), namespace="llm")
+    assert rollout.follow(cluster, env, "vllm-mn", timeout=1.0, json_out=True) == 0
+    data = json.loads(env.stdout.getvalue())
+    assert data["done"] is True and data["findings"] == []
