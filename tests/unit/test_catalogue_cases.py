@@ -210,6 +210,12 @@ CLUSTER: Dict[str, Tuple[Case, Case]] = {
     # Operator 1.6 needs Grove alpha.15 (the topology variables).
     "orchestrator-too-old": (lambda: run_cluster(grove_kai(versions={"grove": "v0.1.0-alpha.13"})),
                              lambda: run_cluster(grove_kai(versions={"grove": "v0.1.0-alpha.15"}))),
+    # Grove alpha.12 with KAI v0.14.1 (KAI-Scheduler#2117: both create PodGroups); the near-miss has KAI v0.15.0.
+    "known-broken-versions": (
+        lambda: run_cluster(installed("grove", "kai", operator="1.5.0",
+                                      versions={"grove": "v0.1.0-alpha.12", "kai": "v0.14.1"})),
+        lambda: run_cluster(installed("grove", "kai", operator="1.5.0",
+                                      versions={"grove": "v0.1.0-alpha.12", "kai": "v0.15.0"}))),
     "lws-without-disaggregatedset": (
         lambda: run_cluster(_no_ds_group(installed("lws", "volcano", operator="1.6.0", versions={"lws": "v0.9.0"}))),
         lambda: run_cluster(installed("lws", "volcano", operator="1.6.0"))),
@@ -738,6 +744,16 @@ def _worker_replaced_after_eviction() -> Ran:
     return doctor_on(_replaced(_evicted))
 
 
+def _dynamo_142_with_grove_alpha12() -> Ran:
+    """dynamo#14278: operator 1.4.2 with Grove alpha.12 breaks scale-from-zero (KAI new enough for the other pair)."""
+    return run_cluster(installed("grove", "kai", operator="1.4.2", versions={"grove": "v0.1.0-alpha.12", "kai": "v0.17.0"}))
+
+
+def _dynamo_143_with_grove_alpha12() -> Ran:
+    """The next operator release with the same Grove: past the broken one."""
+    return run_cluster(installed("grove", "kai", operator="1.4.3", versions={"grove": "v0.1.0-alpha.12", "kai": "v0.17.0"}))
+
+
 def _managed_rollout_for_30_minutes() -> Ran:
     """The operator's rolling update (status.rollingUpdate) InProgress since half an hour."""
     return _generations(phase="InProgress", started="2026-12-01T08:30:00Z")
@@ -791,6 +807,7 @@ def _groups_unreadable_with_operator() -> Ran:
 
 # More near-misses that must stay silent: plausible healthy inputs a check once misread.
 MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
+    ("known-broken-versions", "cluster"): [_dynamo_143_with_grove_alpha12],
     ("rollout-stalled", "dgd"): [_managed_rollout_for_5_minutes],
     ("group-incomplete", "dgd"): [_scaled_to_zero],  # replicas 0: no group is wanted
     # Grove before alpha.8 labels no pod index, so worker ranks are unknown, not missing.
@@ -832,6 +849,7 @@ def _kai_gang_waits_for_gpus() -> Ran:
 
 # More inputs that must fire.
 MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
+    ("known-broken-versions", "cluster"): [_dynamo_142_with_grove_alpha12],
     ("rollout-stalled", "dgd"): [_managed_rollout_for_30_minutes],
     ("group-incomplete", "dgd"): [_second_replica_missing],
     ("crash-loop", "dgd"): [_wait_for_leader_crashing],

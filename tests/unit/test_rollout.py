@@ -190,3 +190,12 @@ def test_follow_json_ends_with_the_state_and_findings():
     assert rollout.follow(cluster, env, "vllm-mn", timeout=1.0, json_out=True) == 0
     data = json.loads(env.stdout.getvalue())
     assert data["done"] is True and data["findings"] == []
+
+
+def test_versions_md_carries_the_generated_compatibility_section():
+    """docs/versions.md's cog section is what model/compat.markdown() renders from data/compatibility.json
+    (scripts/gen-docs; CI runs cog --check)."""
+    from kubectl_dynamo.model.compat import markdown
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text()
+    assert markdown() in text
