@@ -532,3 +532,27 @@ def format_history(d: dict, wide: bool) -> str:
             if wide or not c["changes"]:
                 out += ["    " + x for x in c["diff"].splitlines()]
     return "\n".join(out)
+
+
+# -- placement ---------------------------------------------------------------------------------------
+
+def format_placement(d: dict, wide: bool) -> str:
+    rows = []
+    for n in d["nodes"]:
+        users: Dict[str, int] = {}
+        for u in n["users"]:
+            who = (f"{u['namespace']}/{u['dgd']}/{u['component']}[{u['group']}]" + (f".{u['rank']}" if wide and u["rank"] is not None else "")
+                   if u["dgd"] else f"{u['namespace']}/{u['pod']}")
+            users[who] = users.get(who, 0) + u["gpus"]
+        rows.append([n["name"], n["allocatable"], n["used"], n["free"], "yes" if n["schedulable"] else "no",
+                     ", ".join(f"{k}:{v}" for k, v in users.items()) or "-"])
+    t = d["totals"]
+    out = [grid(rows, ["node", "gpus", "used", "free", "schedulable", "used by (dgd/component[group]:gpus)"]),
+           "", f"{t['nodes']} GPU nodes: {t['used']}/{t['allocatable']} GPUs used, {t['free']} free on schedulable "
+               f"nodes (largest on one node {t['largestFree']}, stranded {t['stranded']})"]
+    if d["pendingGangs"]:
+        grows = [[f"{g['namespace']}/{g['dgd']}" if g["dgd"] else f"{g['namespace']}/{g['pods'][0]}",
+                  g["component"] or "-", "-" if g["group"] is None else g["group"], len(g["pods"]), g["gpus"],
+                  "yes" if g["fits"] else "no", g["waitsFor"] or "-"] for g in d["pendingGangs"]]
+        out += ["", grid(grows, ["pending", "component", "group", "pods", "gpus", "fits now", "waits for"])]
+    return "\n".join(out)
