@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.model.labels import DGD_LABEL

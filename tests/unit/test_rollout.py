@@ -199,3 +199,62 @@ def test_versions_md_carries_the_generated_compatibility_section():
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text()
     assert markdown() in text
+
+
+# -- recorded sequences: the real operator and LWS moving a DGD from one worker generation to the next ----------
+
+SEQUENCES = sorted(p.name for p in RECORDED.iterdir() if p.is_dir() and (p / "01" / "manifest.json").is_file())
+
+
+def _steps(name: str) -> List[Path]:
+    return sorted(p for p in (RECORDED / name).iterdir() if (p / "manifest.json").is_file())
+
+
+def _raw_items(step: Path, group: str, version: str, resource: str) -> List[dict]:
+    path = step / "resources" / (group or "core") / version / f"{resource}.json"
+    return json.loads(path.read_text())["items"] if path.is_file() else []
+
+
+def _sequence_dgd(step: Path) -> str:
+    """The DGD the sequence changes: the one whose fingerprint moved (its name is in the scenario)."""
+    scenario = json.loads((step / "manifest.json").read_text())["source"]["scenario"]
+    return {"rollout-multinode": "vllm-mn", "rollout-single-node": "agg"}[scenario]
+
+
+def _old_pods_or_rolling(step: Path, dgd_name: str) -> bool:
+    """From the raw recording alone: a pod of the DGD carries a worker hash the DGD does not name as active,
+    or the operator's own rolling update is Pending/InProgress."""
+    (dgd,) = [d for d in _raw_items(step, "nvidia.com", "v1beta1", "dynamographdeployments")
+              if d["metadata"]["name"] == dgd_name]
+    ann = dgd["metadata"].get("annotations") or {}
+    active = {ann.get("nvidia.com/current-worker-hash"), ann.get("nvidia.com/current-worker-hash-v2")} - {None}
+    phase = ((dgd.get("status") or {}).get("rollingUpdate") or {}).get("phase")
+    pods = [p for p in _raw_items(step, "", "v1", "pods")
+            if (p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-graph-deployment-name") == dgd_name]
+    hashes = {(p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-worker-hash") for p in pods} - {None}
+    return phase in ("Pending", "InProgress") or bool(hashes - active)
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_never_done_while_an_old_pod_is_left_and_done_at_the_end(sequence):
+    steps = _steps(sequence)
+    name = _sequence_dgd(steps[0])
+    verdicts = []
+    for step in steps:
+        data = rollout.status_once(RecordedCluster(str(step), namespace="llm"), name).data
+        if _old_pods_or_rolling(step, name):
+            assert not data["done"], (step.name, data["waiting"])
+        verdicts.append(data["done"])
+    assert verdicts[-1] is True, "the recording ends with the change complete"
+    assert False in verdicts, "the recording shows the rollout under way"
+
+
+def test_get_reports_doctors_top_finding_per_dgd():
+    """get runs doctor's per-DGD checks (registered when their modules load): on lws-cordoned the recreated
+    vllm-mn group is Pending on cordoned nodes."""
+    from kubectl_dynamo.commands.get import run_get
+
+    cluster = RecordedCluster(str(RECORDED / "lws-cordoned"), namespace="llm")
+    data = run_get(cluster, _env(), all_namespaces=False).data
+    top = {d["name"]: (d["topFinding"] or {}).get("code") for d in data["deployments"]}
+    assert top["vllm-mn"] == "group-pending"
