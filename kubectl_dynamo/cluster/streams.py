@@ -108,6 +108,12 @@ def list_with_version(cluster, path: str, *, label_selector: Optional[str] = Non
     return items, (body.get("metadata") or {}).get("resourceVersion")
 
 
+# A watch event is one line holding a whole object: it must never be cut (a LeaderWorkerSet with its two
+# pod templates is ~60 KB, a DGD with many components more). etcd refuses objects above 1.5 MiB
+# (--max-request-bytes): 4 MiB bounds the line with room for the event's envelope.
+WATCH_MAX_LINE = 4 * 1024 * 1024
+
+
 class Watched:
     """The objects of several kinds, each listed once and then followed by one WATCH (as ``kubectl
     get -w``): a watch the server ends is resumed from its last resourceVersion, one whose version
@@ -119,7 +125,7 @@ class Watched:
         self.state: Dict[str, Dict[str, dict]] = {}
         self.versions: Dict[str, Optional[str]] = {}
         self.serial: Dict[str, int] = {}  # each kind's current watch: a stopped one's late end is ignored
-        self.readers = Readers()
+        self.readers = Readers(max_line=WATCH_MAX_LINE)
         for kind in kinds:
             items, version = (listed or {}).get(kind) or self._list(kind)
             self.state[kind], self.versions[kind] = {uid(o): o for o in items}, version
@@ -153,6 +159,8 @@ class Watched:
         if serial != self.serial[kind]:
             return None  # a watch already replaced
         if item.end:
+            if isinstance(item.error, ValueError):  # an undecodable event: reopening would replay it forever
+                raise item.error
             self._open(kind)  # the server ends watches after a while: resume from the last version
             return None
         state = self.state[kind]

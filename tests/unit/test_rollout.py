@@ -258,3 +258,18 @@ def test_get_reports_doctors_top_finding_per_dgd():
     data = run_get(cluster, _env(), all_namespaces=False).data
     top = {d["name"]: (d["topFinding"] or {}).get("code") for d in data["deployments"]}
     assert top["vllm-mn"] == "group-pending"
+
+
+def test_watched_takes_events_larger_than_a_log_line():
+    """A watch event is one line holding a whole object; a LeaderWorkerSet with its templates is tens of KB
+    (the live LWS test met one of 16+ KB, cut at the log line limit it then never decoded)."""
+    big = {"metadata": {"name": "big", "uid": "big", "resourceVersion": "2"}, "spec": {"x": "y" * 200_000}}
+    cluster = _Cluster(lists=[{"metadata": {"resourceVersion": "1"}, "items": []}],
+                       watches=[([{"type": "ADDED", "object": big}], False)])
+    watched = Watched(cluster, {"lws": ("/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets", None, None)})
+    watched.start()
+    try:
+        _until(watched, lambda: "big" in watched.state["lws"])
+    finally:
+        watched.close()
+    assert len(watched.state["lws"]["big"]["spec"]["x"]) == 200_000
