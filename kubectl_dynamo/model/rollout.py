@@ -229,11 +229,12 @@ def assess(inputs: RolloutInputs) -> dict:
                 f" ({ready_cond.get('reason')})" if ready_cond.get("reason") else "")
     multinode = any(c.get("multinode") for c in _spec_components(dgd))
     not_supported = any(e.get("reason") == "RollingUpdateNotSupported" for e in inputs.events)
+    old_objects = [f"DynamoComponentDeployment {_meta(d).get('name')}" for d in old_dcds] + [
+        f"{kind} {_meta(w).get('name')}" for kind in WORKLOAD_KINDS for w in inputs.workloads.get(kind) or [] if is_old(w)]
     cause = None
-    if old_dcds and multinode and phase not in PHASES_IN_PROGRESS:
+    if old_objects and multinode and phase not in PHASES_IN_PROGRESS:
         cause = ("the operator does not roll multinode DGDs: it created the new worker generation and left "
-                 f"the old one ({', '.join(sorted(_meta(d).get('name', '') for d in old_dcds))}) running "
-                 "(RollingUpdateNotSupported)")
+                 f"the old one ({', '.join(sorted(old_objects))}) running (RollingUpdateNotSupported)")
     return {
         "name": meta.get("name"), "namespace": meta.get("namespace") or "default",
         "generation": generation, "observedGeneration": observed,

@@ -53,8 +53,19 @@ def lws_only(sandbox):
         yield sandbox
     finally:
         sandbox.kubectl("delete", "namespace", NS, "--wait=false", check=False)
+        sandbox.kubectl("label", "nodes", "--all", f"{next(iter(TARGET))}-", check=False)
         sandbox.stop_controllers("lws")
         w.delete_crds(sandbox, w.crd_names("lws"))
+
+
+TARGET = {"kubectl-dynamo.test/rollout": "target"}
+
+
+def follower(sandbox, timeout: str) -> subprocess.Popen:
+    """``rollout status roll`` following, as a process the test reads line by line."""
+    return subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "rollout", "status", "roll", "--timeout", timeout,
+                             "--kubeconfig", str(sandbox.kubeconfig), "-n", NS], cwd=str(REPO),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def dynamo(sandbox, *args, timeout=180):
@@ -121,25 +132,34 @@ def test_rollout_status_follows_the_real_lws_rollout(lws_only):
     gens = json.loads(history.stdout)["generations"]
     assert [(g["hash"], g["pods"], g["podsReady"], g["current"]) for g in gens] == [(worker_hash, 4, 4, True)]
 
-    # A template change (as an operator upgrade re-renders it): the real controller rolls group by group.
+    # A template change (as an operator upgrade re-renders it) whose new pods may only run on nodes labelled
+    # TARGET, which none is yet: the real controller replaces the last group and waits for it.
     before = {p["metadata"]["labels"][REVISION_LABEL] for p in pods(sb, name)}
-    patch = [{"op": "add", "path": f"/spec/leaderWorkerTemplate/{t}/metadata/annotations",
-              "value": {"kubectl-dynamo.test/roll": "1"}} for t in ("leaderTemplate", "workerTemplate")]
+    patch = [op for t in ("leaderTemplate", "workerTemplate") for op in (
+        {"op": "add", "path": f"/spec/leaderWorkerTemplate/{t}/metadata/annotations", "value": {"kubectl-dynamo.test/roll": "1"}},
+        {"op": "add", "path": f"/spec/leaderWorkerTemplate/{t}/spec/nodeSelector", "value": TARGET})]
     sb.kubectl("patch", "lws", name, "-n", NS, "--type=json", "-p", json.dumps(patch))
-    started = time.monotonic()
-    follow = dynamo(sb, "rollout", "status", "roll", "--timeout", "120s")
-    assert follow.returncode == 0, follow.stdout + follow.stderr
-    lines = follow.stdout.strip().splitlines()
-    assert lines[0].startswith('Waiting for dynamographdeployment "roll" rollout to finish: decode: '
-                               f"LeaderWorkerSet {name}: "), lines
-    assert lines[-1] == 'dynamographdeployment "roll" successfully rolled out'
+    follow = follower(sb, "120s")
+    nodes = [n["metadata"]["name"] for n in items(sb, "nodes") if n["metadata"]["name"].startswith("gpu-node-")]
+    try:
+        assert follow.stdout is not None
+        first = follow.stdout.readline()  # what it waits for, printed at once
+        assert first.startswith(f'Waiting for dynamographdeployment "roll" rollout to finish: decode: LeaderWorkerSet {name}: '), first
+        assert follow.poll() is None, "it follows: still running while the new group cannot be placed"
+        for node in nodes:  # now the new pods can run: the controller finishes the roll
+            sb.kubectl("label", "node", node, "=".join(next(iter(TARGET.items()))), "--overwrite")
+        rest, err = follow.communicate(timeout=150)
+    finally:
+        if follow.poll() is None:
+            follow.kill()
+    assert follow.returncode == 0, first + rest + err
+    assert rest.strip().splitlines()[-1] == 'dynamographdeployment "roll" successfully rolled out'
     # It said done: every pod runs the new template and is Ready, none of the old revision is left.
     after = pods(sb, name)
     revisions = {p["metadata"]["labels"][REVISION_LABEL] for p in after}
     assert len(after) == 4 and all(ready(p) for p in after), [(p["metadata"]["name"], ready(p)) for p in after]
     assert len(revisions) == 1 and not revisions & before, (revisions, before)
     assert available(sb, name), "the controller itself reports the rollout finished"
-    assert time.monotonic() - started < 120
 
 
 def test_rollout_status_exits_1_with_the_finding_when_the_rollout_stalls(lws_only):
@@ -191,9 +211,7 @@ def test_an_old_worker_generation_keeps_the_rollout_open_until_it_is_gone(lws_on
     codes = {f["code"] for f in json.loads(doctor.stdout)["findings"]}
     assert "rollout-stalled" in codes, doctor.stdout
 
-    follow = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "rollout", "status", "roll", "--timeout",
-                               "120s", "--kubeconfig", str(sb.kubeconfig), "-n", NS], cwd=str(REPO),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    follow = follower(sb, "120s")
     try:
         assert follow.stdout is not None
         first = follow.stdout.readline()  # it prints what it waits for at once: the old generation
