@@ -146,6 +146,8 @@ READY_REASONS = {
     "failed_to_reconcile_the_resources": "the operator failed to create or update the DGD's workloads (the message "
                                          "says which and why)",
     "rolling_update_failed": "the operator's managed rolling update of the worker components failed",
+    # internal/controller/dgd_workload_program.go: while status.rollingUpdate is Pending or InProgress
+    "rolling_update_in_progress": "the operator's managed rolling update of the worker components is under way",
     "waiting_for_checkpoint": "a component waits for its checkpoint to be ready",
     "selected_workload_provider_unavailable": "the provider stamped on the DGD at creation is disabled now",
     "unsupported_workload_provider": "the DGD names a workload provider this operator does not support",

@@ -273,3 +273,73 @@ def test_watched_takes_events_larger_than_a_log_line():
     finally:
         watched.close()
     assert len(watched.state["lws"]["big"]["spec"]["x"]) == 200_000
+
+
+class _Clock:
+    """Releases the recorded steps one by one, to every watch at once."""
+
+    def __init__(self, last: int):
+        self.released, self.last = 1, last
+        self._stop = threading.Event()
+        threading.Thread(target=self._tick, daemon=True).start()
+
+    def _tick(self):
+        while not self._stop.wait(0.3) and self.released < self.last:
+            self.released += 1
+
+    def stop(self):
+        self._stop.set()
+
+
+class _StepRaw(_Raw):
+    """A watch body that hands out each step's events once the clock has released that step."""
+
+    def __init__(self, events: List[tuple], clock: _Clock):
+        super().__init__([], False)
+        self.events, self.clock = events, clock
+
+    def read1(self, n: int) -> bytes:
+        while not self.closed.is_set():
+            if self.events and self.events[0][0] <= self.clock.released:
+                return json.dumps(self.events.pop(0)[1]).encode() + b"\n"
+            self.closed.wait(0.02)
+        return b""
+
+
+class _Replay(RecordedCluster):
+    """The first step LISTed; the later steps arrive as watch events (ADDED / MODIFIED / DELETED by uid)."""
+
+    def __init__(self, steps: List[Path], clock: _Clock):
+        super().__init__(str(steps[0]), namespace="llm")
+        self.steps, self.clock = steps, clock
+
+    def stream(self, path, params=None):
+        query = {k: v for k, v in (params or {}).items() if k in ("labelSelector", "fieldSelector")}
+        seen = {o["metadata"]["uid"]: o for o in self.get(path, query)["items"]}
+        events = []
+        for i, step in enumerate(self.steps[1:], 2):
+            now = {o["metadata"]["uid"]: o for o in RecordedCluster(str(step), namespace="llm").get(path, query)["items"]}
+            events += [(i, {"type": "DELETED", "object": o}) for uid, o in seen.items() if uid not in now]
+            events += [(i, {"type": "ADDED" if uid not in seen else "MODIFIED", "object": o})
+                       for uid, o in now.items() if seen.get(uid) != o]
+            seen = now
+        return Stream(_StepRaw(events, self.clock))
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_follow_replayed_sequence_ends_only_at_the_final_state(sequence):
+    """The recorded steps replayed as watch events: rollout status keeps waiting through every step the
+    real operator called Ready while old pods served, and says done only once the last step is out."""
+    steps = _steps(sequence)
+    clock = _Clock(len(steps))
+    env = _env()
+    try:
+        code = rollout.follow(_Replay(steps, clock), env, _sequence_dgd(steps[0]), timeout=30)
+        released = clock.released
+    finally:
+        clock.stop()
+    lines = env.stdout.getvalue().splitlines()
+    assert code == 0
+    assert released == len(steps), "said done before the final state was shown"
+    assert lines[0].startswith("Waiting for ") and lines[-1].endswith("successfully rolled out"), lines
+    assert sum("successfully" in x for x in lines) == 1
