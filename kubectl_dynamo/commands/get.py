@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
@@ -134,7 +135,7 @@ def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[s
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
     data = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
-    return Result(data, lambda d, wide, color: format_get(d, wide, color, detail=bool(name)), names=names(data))
+    return Result(data, lambda d, wide, color, width: format_get(d, wide, color, width, detail=bool(name)), names=names(data))
 
 
 # -- -w ------------------------------------------------------------------------------------------------
@@ -150,15 +151,14 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
-    kinds = {"dgd": (path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace), None,
-                     f"metadata.name={name}" if name else None),
-             "pod": (path_for("", "v1", "pods", namespace), f"{DGD_LABEL}={name}" if name else DGD_LABEL, None)}
+    watches = {"dgd": (kinds.DGD.path(namespace), None, f"metadata.name={name}" if name else None),
+               "pod": (path_for("", "v1", "pods", namespace), f"{DGD_LABEL}={name}" if name else DGD_LABEL, None)}
     listed = {}
     for kind, items in (("dgd", snap.dgds), ("pod", snap.pods)):
-        version = cluster.list_versions.get(kinds[kind])
+        version = cluster.list_versions.get(watches[kind])
         if version is not None:  # else the read did not list it (no DGD, so no pod LIST; or it was refused)
             listed[kind] = (items, version)
-    watched = Watched(cluster, kinds, listed)
+    watched = Watched(cluster, watches, listed)
 
     def rows(views: Optional[List[DgdView]] = None) -> Dict[Tuple, List[str]]:
         """The table's rows, of ``views`` or else of the watched state."""

@@ -14,4 +14,4 @@ def run_placement(cluster) -> Result:
     nodes = cluster.list(path_for("", "v1", "nodes"))
     pods = cluster.list(path_for("", "v1", "pods"), field_selector="status.phase!=Succeeded,status.phase!=Failed")
     data = placement(nodes, pods)
-    return Result(data, lambda d, wide, color: format_placement(d, wide), names=[f"node/{n['name']}" for n in data["nodes"]])
+    return Result(data, lambda d, wide, color, width: format_placement(d, wide, width), names=[f"node/{n['name']}" for n in data["nodes"]])

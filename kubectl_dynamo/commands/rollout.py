@@ -16,32 +16,25 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, Forbidden, NotFound, UsageError
 from kubectl_dynamo.model.labels import COMPONENT_LABEL
 from kubectl_dynamo.model.rollout import RolloutInputs, assess, progress_key, selector
 from kubectl_dynamo.result import Result
 
-# kind -> (group, version, plural, selected by the DGD's label). Workload kinds whose API is not
-# served (no LWS, no Grove) are left out.
-KINDS: Dict[str, Tuple[str, str, str]] = {
-    "dgd": ("nvidia.com", "v1beta1", "dynamographdeployments"),
-    "dcd": ("nvidia.com", "v1beta1", "dynamocomponentdeployments"),
-    "pod": ("", "v1", "pods"),
-    "LeaderWorkerSet": ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets"),
-    "Deployment": ("apps", "v1", "deployments"),
-    "PodCliqueSet": ("grove.io", "v1alpha1", "podcliquesets"),
-    "event": ("", "v1", "events"),
-}
+# What rollout status watches, by its name here -> the kind in the one table (cluster/kinds.py). Workload
+# kinds whose API is not served (no LWS, no Grove) are left out.
+WATCHED = {"dgd": "DynamoGraphDeployment", "dcd": "DynamoComponentDeployment", "pod": "Pod",
+           "LeaderWorkerSet": "LeaderWorkerSet", "Deployment": "Deployment", "PodCliqueSet": "PodCliqueSet",
+           "event": "Event"}
 OPTIONAL = ("LeaderWorkerSet", "PodCliqueSet")
 NAME = 'dynamographdeployment "{}"'
 
 
 def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
     out: Dict[str, tuple] = {}
-    for kind, (group, version, plural) in KINDS.items():
-        path = path_for(group, version, plural, namespace)
+    for kind, table_kind in WATCHED.items():
+        path = _table(table_kind).path(namespace)
         if kind == "dgd":
             out[kind] = (path, None, f"metadata.name={name}")
         elif kind == "event":  # the operator's events on the DGD itself (RollingUpdateStarted, ...NotSupported)
@@ -49,6 +42,12 @@ def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
         else:
             out[kind] = (path, selector(name), None)
     return out
+
+
+def _table(kind: str):
+    from kubectl_dynamo.cluster import kinds
+
+    return next(k for k in kinds.KINDS if k.kind == kind)
 
 
 def _listed(cluster, kinds: Dict[str, tuple]) -> Tuple[Dict[str, tuple], Dict[str, tuple], List[dict]]:
@@ -111,7 +110,7 @@ def done_line(a: dict) -> str:
 def status_once(cluster, name: str) -> Result:
     """``--watch=false``: where the rollout stands; exit 0 when complete, 1 while not."""
     a, skipped = read(cluster, name)
-    return Result({**a, "skipped": skipped}, lambda d, wide, color: done_line(d) if d["done"] else waiting_line(d),
+    return Result({**a, "skipped": skipped}, lambda d, wide, color, width: done_line(d) if d["done"] else waiting_line(d),
                   exit_code=ExitCode.OK if a["done"] else ExitCode.FINDINGS,
                   names=[f"dynamographdeployment.nvidia.com/{name}"])
 
@@ -210,7 +209,7 @@ def history(cluster, name: str, revision: Optional[int] = None) -> Result:
         data["revision"] = revision
         data["changes"] = _changes(cluster, a["namespace"], name, gens[revision - 2] if revision > 1 else None,
                                    gens[revision - 1])
-    return Result(data, lambda d, wide, color: format_history(d, wide),
+    return Result(data, lambda d, wide, color, width: format_history(d, wide, width),
                   names=[f"dynamographdeployment.nvidia.com/{name}"])
 
 
@@ -219,7 +218,7 @@ def _specs(cluster, namespace: str, dgd: str, gen: Optional[dict]) -> Dict[str, 
     if gen is None:
         return {}
     out: Dict[str, dict] = {}
-    for dcd in cluster.list(path_for(*KINDS["dcd"], namespace), label_selector=selector(dgd)):
+    for dcd in cluster.list(_table("DynamoComponentDeployment").path(namespace), label_selector=selector(dgd)):
         meta = dcd.get("metadata") or {}
         if meta.get("name") in gen["dcds"]:
             out[(meta.get("labels") or {}).get(COMPONENT_LABEL) or meta.get("name") or ""] = dcd.get("spec") or {}

@@ -50,7 +50,7 @@ def test_one_look_at_recorded_states(state, name, done, waiting):
     assert result.data["done"] is done
     assert result.data["waiting"] == waiting
     assert result.exit_code == (0 if done else 1)
-    text = result.table(result.data, False, False)
+    text = result.table(result.data, False, False, None)
     assert text == (f'dynamographdeployment "{name}" successfully rolled out' if done else
                     f'Waiting for dynamographdeployment "{name}" rollout to finish: {waiting}...')
 
@@ -343,3 +343,28 @@ def test_follow_replayed_sequence_ends_only_at_the_final_state(sequence):
     assert released == len(steps), "said done before the final state was shown"
     assert lines[0].startswith("Waiting for ") and lines[-1].endswith("successfully rolled out"), lines
     assert sum("successfully" in x for x in lines) == 1
+
+
+def test_history_diffs_the_recorded_generations():
+    """lws-rollout-multinode/03: the recording added --enforce-eager to the decode args (scripts/record-states),
+    the operator made a second worker generation for it; --revision 2 shows that change."""
+    cluster = RecordedCluster(str(RECORDED / "lws-rollout-multinode" / "03"), namespace="llm")
+    data = rollout.history(cluster, "vllm-mn", 2).data
+    assert [(g["revision"], g["current"], g["pods"]) for g in data["generations"]] == [(1, False, 2), (2, True, 2)]
+    (change,) = data["changes"]
+    assert change["component"] == "decode"
+    assert change["changes"] == [{"what": "flags inserted", "name": "args", "detail": "--enforce-eager"}]
+    assert "+      - --enforce-eager\n" in change["diff"]
+
+
+@pytest.mark.parametrize("step, stalled", [("02", True), ("03", True), ("05", False)])
+def test_doctor_flags_the_recorded_multinode_rollout_stuck_halfway(step, stalled):
+    """While both worker generations of vllm-mn run (the operator never deletes the old one) doctor says
+    rollout-stalled; once the old one is gone it says nothing of rollouts."""
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
+    snap, views = read_views(RecordedCluster(str(RECORDED / "lws-rollout-multinode" / step)), None)
+    codes = {(f["code"], (f["object"] or {}).get("name")) for f in diagnose(snap, views)["findings"]}
+    assert (("rollout-stalled", "vllm-mn") in codes) is stalled
+    assert not {c for c, _ in codes} & {"old-worker-generation", "worker-hash-missing", "max-unavailable-exceeded"}
