@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from kubectl_dynamo.checks.registry import check
+from kubectl_dynamo.model import compat
 from kubectl_dynamo.model.platform import Facts
 from kubectl_dynamo.operator import selection, versions
 
-# Minimum orchestrator versions per operator line (the Dynamo docs' compatibility table).
-# 1.5: Grove is the operator's own pin, ai-dynamo/dynamo@2a6da14c deploy/operator/go.mod
-# (github.com/ai-dynamo/grove/operator/api v0.1.0-alpha.12-rc1; the recorded Grove states ran on it);
-# KAI v0.17.0 is the first whose podgrouper gangs v1beta1 DGDs (checks/scheduling.py).
-# 1.6: the seed's later docs say Grove v0.1.0-alpha.15 for the portable topology variables.
-COMPATIBILITY = {
-    "1.0": {"kai": "v0.13.0", "grove": "v0.1.0-alpha.6"},
-    "1.1": {"kai": "v0.13.4", "grove": "v0.1.0-alpha.8"},
-    "1.5": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.12-rc1"},
-    "1.6": {"kai": "v0.17.0", "grove": "v0.1.0-alpha.15"},
-}
-LWS_MINIMUM = "v0.7.0"
-K8S_MINIMUM = "1.24.0"  # the multinode docs
-K8S_PLATFORM_MINIMUM = "1.30.0"  # the dynamo-platform chart's kubeVersion
-
-
-def compatibility(operator_version: Optional[str]) -> Optional[dict]:
-    v = versions.parse(operator_version)
-    if v is None:
-        return None
-    key = "1.0" if v[:2] == (1, 0) else "1.1" if v[:2] < (1, 5) else "1.5" if v[:2] == (1, 5) else "1.6"
-    return COMPATIBILITY[key]
+# Minimum versions (per operator line for Grove and KAI) and known-broken pairs: data/compatibility.json,
+# each fact with its source (model/compat.py; generated into docs/versions.md).
+LWS_MINIMUM = compat.facts()["lws"]["minimum"]
+K8S_MINIMUM = compat.facts()["kubernetes"]["minimum"]
+K8S_PLATFORM_MINIMUM = compat.facts()["kubernetes"]["platformChart"]
+compatibility = compat.line_minimums
 
 
 @dataclass
@@ -175,7 +159,8 @@ def orchestrator_too_old(view: ClusterView):
     from kubectl_dynamo.checks.registry import Finding
 
     op_version = view.operator["version"]
-    table = compatibility(op_version) or COMPATIBILITY["1.6"]
+    table = compatibility(op_version) or compatibility(versions.NEWEST)
+    assert table is not None
     # Without an operator the newest line is only advice for the one you would install.
     severity = "error" if op_version else "warning"
     target = f"Dynamo operator {op_version}" if op_version else f"a new Dynamo operator ({versions.NEWEST})"
@@ -188,6 +173,17 @@ def orchestrator_too_old(view: ClusterView):
     if got and versions.parse(got) and not versions.tag_at_least(got, LWS_MINIMUM):
         yield Finding("orchestrator-too-old", "error", f"LWS {got} is older than {LWS_MINIMUM}, the minimum for Dynamo",
                       "kubectl dynamo install --orchestrator lws --upgrade")
+
+
+@check("known-broken-versions")
+def known_broken_versions(view: ClusterView):
+    """Installed versions that match a known-broken combination (data/compatibility.json)."""
+    installed = {"grove": view.orch["grove"]["version"], "kai": view.orch["kai"]["version"],
+                 "lws": view.orch["lws"]["version"], "volcano": view.orch["volcano"]["version"],
+                 "dynamoOperator": view.operator["version"], "kubernetes": view.report["kubernetes"]["version"]}
+    for b in compat.broken_pairs(installed):
+        at = ", ".join(f"{compat.NAMES[k]} {installed[k]}" for k in b["when"])
+        yield f"{at}: {b['what']} ({b['issue']})", b["fix"]
 
 
 @check("lws-without-disaggregatedset")

@@ -32,6 +32,9 @@ COMMANDS = {
     "upgrade": ("upgrade", "Upgrade DynamoGraphDeployments from nvidia.com/v1alpha1 to nvidia.com/v1beta1."),
     "doctor": ("doctor", "Diagnose the cluster and every multinode DynamoGraphDeployment."),
     "get": ("get", "One row per DynamoGraphDeployment; with a NAME, one row per component and group."),
+    "rollout": ("rollout", "Follow a DynamoGraphDeployment's rollout, or list its worker generations."),
+    "placement": ("placement", "Every GPU node: allocatable, used by which DGD / component / group / rank, free, "
+                               "and the pending gangs."),
     "tree": ("tree", "The lineage ownerReferences alone do not show, down to each rank's pod."),
     "logs": ("logs", "The logs of a DGD's pods, interleaved, each line prefixed with its rank."),
     "collect": ("collect", "Everything someone needs to help with a DGD, in one .tar.gz."),

@@ -106,3 +106,86 @@ def list_with_version(cluster, path: str, *, label_selector: Optional[str] = Non
     for item in items:
         (item.get("metadata") or {}).pop("managedFields", None)
     return items, (body.get("metadata") or {}).get("resourceVersion")
+
+
+# A watch event is one line holding a whole object: it must never be cut (a LeaderWorkerSet with its two
+# pod templates is ~60 KB, a DGD with many components more). etcd refuses objects above 1.5 MiB
+# (--max-request-bytes): 4 MiB bounds the line with room for the event's envelope.
+WATCH_MAX_LINE = 4 * 1024 * 1024
+
+
+class Watched:
+    """The objects of several kinds, each listed once and then followed by one WATCH (as ``kubectl
+    get -w``): a watch the server ends is resumed from its last resourceVersion, one whose version
+    expired (410 Gone, an ERROR event) lists its kind again. ``kinds``: name -> (path, label
+    selector, field selector); ``listed``: name -> (items, resourceVersion) already read."""
+
+    def __init__(self, cluster, kinds: Dict[str, tuple], listed: Optional[Dict[str, tuple]] = None):
+        self.cluster, self.kinds = cluster, kinds
+        self.state: Dict[str, Dict[str, dict]] = {}
+        self.versions: Dict[str, Optional[str]] = {}
+        self.serial: Dict[str, int] = {}  # each kind's current watch: a stopped one's late end is ignored
+        self.readers = Readers(max_line=WATCH_MAX_LINE)
+        for kind in kinds:
+            items, version = (listed or {}).get(kind) or self._list(kind)
+            self.state[kind], self.versions[kind] = {uid(o): o for o in items}, version
+
+    def _list(self, kind: str) -> tuple:
+        path, labels, fields = self.kinds[kind]
+        return list_with_version(self.cluster, path, label_selector=labels, field_selector=fields)
+
+    def items(self, kind: str) -> List[dict]:
+        return list(self.state[kind].values())
+
+    def start(self) -> None:
+        for kind in self.kinds:
+            self._open(kind)
+
+    def _open(self, kind: str) -> None:
+        path, labels, fields = self.kinds[kind]
+        self.serial[kind] = self.serial.get(kind, 0) + 1
+        self.readers.add((kind, self.serial[kind]), open_watch(self.cluster, path, self.versions[kind], label_selector=labels,
+                                          field_selector=fields), decode=watch_event)
+
+    def wait(self, tick: float = 0.5) -> Optional[str]:
+        """Apply the next batch of events (waiting at most ``tick`` seconds, so Ctrl-C and deadlines
+        stay responsive); the kind that changed, or None."""
+        try:
+            item = self.readers.shared.get(timeout=tick)
+        except queue.Empty:
+            return None
+        kind: str = item.key[0]  # type: ignore[index]
+        serial: int = item.key[1]  # type: ignore[index]
+        if serial != self.serial[kind]:
+            return None  # a watch already replaced
+        if item.end:
+            if isinstance(item.error, ValueError):  # an undecodable event: reopening would replay it forever
+                raise item.error
+            self._open(kind)  # the server ends watches after a while: resume from the last version
+            return None
+        state = self.state[kind]
+        for event in item.lines:
+            obj = event.get("object") or {}
+            if event.get("type") == "ERROR":  # 410 Gone: re-list that kind and watch from there
+                fresh, self.versions[kind] = self._list(kind)
+                self.state[kind] = {uid(o): o for o in fresh}
+                self.readers.stop((kind, serial))
+                self._open(kind)
+                return kind
+            self.versions[kind] = (obj.get("metadata") or {}).get("resourceVersion") or self.versions[kind]
+            if event.get("type") == "BOOKMARK":
+                continue
+            (obj.get("metadata") or {}).pop("managedFields", None)
+            if event.get("type") == "DELETED":
+                state.pop(uid(obj), None)
+            else:
+                state[uid(obj)] = obj
+        return kind
+
+    def close(self) -> None:
+        self.readers.close()
+
+
+def uid(obj: dict) -> str:
+    meta = obj.get("metadata") or {}
+    return meta.get("uid") or f"{meta.get('namespace')}/{meta.get('name')}"

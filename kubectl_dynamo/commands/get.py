@@ -7,7 +7,6 @@ and prints a row again whenever it changes, as ``kubectl get -w`` does.
 
 from __future__ import annotations
 
-import queue
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -147,34 +146,24 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     The other kinds checks read (events, services, ...) are those of the first read. Ends after
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from kubectl_dynamo.cluster.client import path_for
-    from kubectl_dynamo.cluster.streams import Readers, list_with_version, open_watch, watch_event
+    from kubectl_dynamo.cluster.streams import Watched
     from kubectl_dynamo.output.tables import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
-    dgd_path = kinds.DGD.path(namespace)
-    pod_path = path_for("", "v1", "pods", namespace)
-    dgd_fields = f"metadata.name={name}" if name else None
-    pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL
-    watches = {"dgd": (dgd_path, None, dgd_fields), "pod": (pod_path, pod_labels, None)}
-    state, versions = {}, {}
+    watches = {"dgd": (kinds.DGD.path(namespace), None, f"metadata.name={name}" if name else None),
+               "pod": (path_for("", "v1", "pods", namespace), f"{DGD_LABEL}={name}" if name else DGD_LABEL, None)}
+    listed = {}
     for kind, items in (("dgd", snap.dgds), ("pod", snap.pods)):
-        path, labels, fields = watches[kind]
-        version = cluster.list_versions.get((path, labels, fields))
-        if version is None:  # the read did not list it (no DGD, so no pod LIST; or it was refused)
-            items, version = list_with_version(cluster, path, label_selector=labels, field_selector=fields)
-        state[kind], versions[kind] = {_uid(o): o for o in items}, version
-    readers = Readers()
-
-    def start(kind: str) -> None:
-        path, labels, fields = watches[kind]
-        readers.add(kind, open_watch(cluster, path, versions[kind], label_selector=labels, field_selector=fields),
-                    decode=watch_event)
+        version = cluster.list_versions.get(watches[kind])
+        if version is not None:  # else the read did not list it (no DGD, so no pod LIST; or it was refused)
+            listed[kind] = (items, version)
+    watched = Watched(cluster, watches, listed)
 
     def rows(views: Optional[List[DgdView]] = None) -> Dict[Tuple, List[str]]:
         """The table's rows, of ``views`` or else of the watched state."""
         if views is None:
-            snap.dgds, snap.pods = list(state["dgd"].values()), list(state["pod"].values())
+            snap.dgds, snap.pods = watched.items("dgd"), watched.items("pod")
             views = build_views(snap)
         out: Dict[Tuple, List[str]] = {}
         for v in views:
@@ -190,37 +179,12 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     for row in shown.values():
         env.out(line(row, ws))
     env.stdout.flush()
-    start("dgd")
-    start("pod")
+    watched.start()
     deadline = None if timeout is None else env.monotonic() + timeout
     try:
         while deadline is None or env.monotonic() < deadline:
-            try:
-                item = readers.shared.get(timeout=0.5)  # the timeout only keeps Ctrl-C and the deadline responsive
-            except queue.Empty:
+            if watched.wait() is None:
                 continue
-            kind = str(item.key)
-            if item.end:
-                start(kind)  # the server ends watches after a while: resume from the last version
-                continue
-            for event in item.lines:
-                obj = event.get("object") or {}
-                if event.get("type") == "ERROR":  # 410 Gone: re-list that kind
-                    path, labels, fields = watches[kind]
-                    fresh, versions[kind] = list_with_version(cluster, path, label_selector=labels,
-                                                              field_selector=fields)
-                    state[kind] = {_uid(o): o for o in fresh}
-                    readers.stop(kind)
-                    start(kind)
-                    break
-                versions[kind] = (obj.get("metadata") or {}).get("resourceVersion") or versions[kind]
-                if event.get("type") == "BOOKMARK":
-                    continue
-                (obj.get("metadata") or {}).pop("managedFields", None)
-                if event.get("type") == "DELETED":
-                    state[kind].pop(_uid(obj), None)
-                else:
-                    state[kind][_uid(obj)] = obj
             current = rows()
             for key, row in current.items():
                 if shown.get(key) != row:  # kubectl -w prints changed rows alone, under the first header
@@ -228,13 +192,8 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
             env.stdout.flush()
             shown = current
     finally:
-        readers.close()
+        watched.close()
     return 0
-
-
-def _uid(obj: dict) -> str:
-    meta = obj.get("metadata") or {}
-    return meta.get("uid") or f"{meta.get('namespace')}/{meta.get('name')}"
 
 
 def _headers(detail: bool, wide: bool) -> List[str]:

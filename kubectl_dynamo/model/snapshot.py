@@ -171,6 +171,8 @@ def compact_owned(obj: dict, s: Strings) -> dict:
     size = (spec.get("leaderWorkerTemplate") or {}).get("size")  # checks/scheduling.py status-stale
     if size is not None:
         kept["leaderWorkerTemplate"] = {"size": size}
+    if spec.get("rolloutStrategy"):  # checks/rollout.py max-unavailable-exceeded
+        kept["rolloutStrategy"] = spec["rolloutStrategy"]
     out = {k: v for k, v in obj.items() if k != "spec"}
     out["spec"] = kept
     return out

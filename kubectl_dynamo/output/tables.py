@@ -536,3 +536,63 @@ def format_collect(data: dict, wide: bool, color: bool, width: Optional[int] = N
         if items:
             out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
     return folded(out, width)
+
+
+# -- rollout -----------------------------------------------------------------------------------------
+
+def format_findings_lines(findings: list) -> str:
+    """Findings as doctor's table (severity, code, object, message) with each fix beneath."""
+    rows = []
+    for f in findings:
+        o = f["object"] or {}
+        rows.append([f["severity"], f["code"], "/".join(x for x in (o.get("kind"), o.get("name")) if x),
+                     f["message"] + (f"\nfix: {f['hint']}" if f.get("hint") else "")])
+    return grid(rows, ["severity", "code", "object", "message"])
+
+
+def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:
+    """kubectl rollout history's REVISION table, one row per worker generation; with --revision its changes."""
+    rows = []
+    for g in d["generations"]:
+        rows.append([g["revision"], g["hash"], "current" if g["current"] else "old", g["created"] or "-",
+                     f"{g['podsReady']}/{g['pods']}", ",".join(g["dcds"]) or "-"]
+                    + ([",".join(g["workloads"]) or "-"] if wide else []))
+    out = [f"dynamographdeployment \"{d['name']}\"",
+           grid(rows, ["revision", "worker-hash", "state", "created", "ready/pods", "dcds"]
+                + (["workloads"] if wide else []), width) if rows else "No worker generations."]
+    phase = (d.get("rollingUpdate") or {}).get("phase")
+    if phase:
+        out.append(f"operator rolling update: {phase}")
+    if "changes" in d:
+        out.append("")
+        out.append(f"revision {d['revision']}:" if d["revision"] > 1 else "revision 1 (the first generation):")
+        for c in d["changes"]:
+            out.append(f"  component {c['component']}:")
+            out += [f"    {e['what']}: {e['name']}" + (f" ({e['detail']})" if e["detail"] else "") for e in c["changes"]]
+            if wide or not c["changes"]:
+                out += ["    " + x for x in c["diff"].splitlines()]
+    return "\n".join(out)
+
+
+# -- placement ---------------------------------------------------------------------------------------
+
+def format_placement(d: dict, wide: bool, width: Optional[int] = None) -> str:
+    rows = []
+    for n in d["nodes"]:
+        users: Dict[str, int] = {}
+        for u in n["users"]:
+            who = (f"{u['namespace']}/{u['dgd']}/{u['component']}[{u['group']}]" + (f".{u['rank']}" if wide and u["rank"] is not None else "")
+                   if u["dgd"] else f"{u['namespace']}/{u['pod']}")
+            users[who] = users.get(who, 0) + u["gpus"]
+        rows.append([n["name"], n["allocatable"], n["used"], n["free"], "yes" if n["schedulable"] else "no",
+                     ", ".join(f"{k}:{v}" for k, v in users.items()) or "-"])
+    t = d["totals"]
+    out = [grid(rows, ["node", "gpus", "used", "free", "schedulable", "used by (dgd/component[group]:gpus)"], width),
+           "", f"{t['nodes']} GPU nodes: {t['used']}/{t['allocatable']} GPUs used, {t['free']} free on schedulable "
+               f"nodes (largest on one node {t['largestFree']}, stranded {t['stranded']})"]
+    if d["pendingGangs"]:
+        grows = [[f"{g['namespace']}/{g['dgd']}" if g["dgd"] else f"{g['namespace']}/{g['pods'][0]}",
+                  g["component"] or "-", "-" if g["group"] is None else g["group"], len(g["pods"]), g["gpus"],
+                  "yes" if g["fits"] else "no", g["waitsFor"] or "-"] for g in d["pendingGangs"]]
+        out += ["", grid(grows, ["pending", "component", "group", "pods", "gpus", "fits now", "waits for"], width)]
+    return "\n".join(out)

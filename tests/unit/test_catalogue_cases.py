@@ -210,6 +210,12 @@ CLUSTER: Dict[str, Tuple[Case, Case]] = {
     # Operator 1.6 needs Grove alpha.15 (the topology variables).
     "orchestrator-too-old": (lambda: run_cluster(grove_kai(versions={"grove": "v0.1.0-alpha.13"})),
                              lambda: run_cluster(grove_kai(versions={"grove": "v0.1.0-alpha.15"}))),
+    # Grove alpha.12 with KAI v0.14.1 (KAI-Scheduler#2117: both create PodGroups); the near-miss has KAI v0.15.0.
+    "known-broken-versions": (
+        lambda: run_cluster(installed("grove", "kai", operator="1.5.0",
+                                      versions={"grove": "v0.1.0-alpha.12", "kai": "v0.14.1"})),
+        lambda: run_cluster(installed("grove", "kai", operator="1.5.0",
+                                      versions={"grove": "v0.1.0-alpha.12", "kai": "v0.15.0"}))),
     "lws-without-disaggregatedset": (
         lambda: run_cluster(_no_ds_group(installed("lws", "volcano", operator="1.6.0", versions={"lws": "v0.9.0"}))),
         lambda: run_cluster(installed("lws", "volcano", operator="1.6.0"))),
@@ -501,7 +507,73 @@ def _generation(observed: int) -> Ran:
     return doctor_on(doc=doc)
 
 
+
+# -- the DGD over time: two worker generations (hand-made, as the operator labels them: ai-dynamo/dynamo
+# @2a6da14c internal/dynamo/graph.go GetDCDResourceName / KubeLabelDynamoWorkerHash, the DGD's
+# nvidia.com/current-worker-hash-v2 annotation; LWS status fields as lws@v0.9.0 reports them).
+HASH_LABEL = "nvidia.com/dynamo-worker-hash"
+OLD, NEW = "0ld0ld00", "4e4e4e4e"
+
+
+def _gen_labels(doc: dict, h: str) -> dict:
+    comp = doc["spec"]["components"][0]["name"]
+    return {"nvidia.com/dynamo-graph-deployment-name": doc["metadata"]["name"], "nvidia.com/dynamo-component": comp,
+            HASH_LABEL: h}
+
+
+def _owned_by_gen(doc: dict, kind: str, name: str, h: str, **status) -> dict:
+    meta = {"name": name, "namespace": doc["metadata"]["namespace"], "labels": _gen_labels(doc, h),
+            "creationTimestamp": "2026-12-01T08:00:00Z" if h == OLD else "2026-12-01T08:30:00Z"}
+    spec: dict = {"replicas": 1}
+    if kind == "LeaderWorkerSet":
+        spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": {"maxUnavailable": 0}}
+    return {"kind": kind, "metadata": meta, "spec": spec, "status": status}
+
+
+def _generations(*, annotate: bool = True, old_pods: bool = True, old_objects: bool = True, ready: int = 1,
+                 phase: Optional[str] = None, started: str = "2026-12-01T08:30:00Z", condition=None) -> Ran:
+    """A multinode DGD on LWS whose worker hash moved from OLD to NEW: the new generation's group is
+    Running; the old DCD and LeaderWorkerSet (and, with ``old_pods``, their pods) are still there."""
+    doc = _dgd()
+    ns, name, comp = doc["metadata"]["namespace"], doc["metadata"]["name"], doc["spec"]["components"][0]["name"]
+    if annotate:
+        doc["metadata"]["annotations"]["nvidia.com/current-worker-hash-v2"] = NEW
+    doc["metadata"]["generation"] = 2
+    doc["status"] = {"observedGeneration": 2, "conditions": [condition or {"type": "Ready", "status": "True",
+                                                                         "reason": "all_resources_are_ready"}]}
+    if phase:
+        doc["status"]["rollingUpdate"] = {"phase": phase, "startTime": started}
+    gens = [NEW] + ([OLD] if old_objects else [])
+    pods = []
+    for h in gens if old_pods else [NEW]:
+        for p in b.all_running(b.lws_group(name, ns, comp, 2)):
+            p["metadata"]["labels"][HASH_LABEL] = h
+            if h == OLD:
+                p["metadata"]["name"] += "-old"
+            pods.append(p)
+    base = f"{name}-{comp.lower()}"
+    dcds = [_owned_by_gen(doc, "DynamoComponentDeployment", f"{base}-{h}", h) for h in gens]
+    lwss = [_owned_by_gen(doc, "LeaderWorkerSet", f"{base}-{h}-0", h, replicas=1, updatedReplicas=1,
+                          readyReplicas=ready if h == NEW else 0,
+                          conditions=[{"type": "Available", "status": "True" if ready else "False"}])
+            for h in gens]
+    return run_dgd(b.snapshot(doc, pods, facts_=b.facts(b.LWS_GROUPS), componentdeployments=dcds,
+                              leaderworkersets=lwss))
+
+
 DGD: Dict[str, Tuple[Case, Case]] = {
+    # Stuck halfway: the old generation's pods still run beside the new one (multinode: never deleted);
+    # the near-miss has only the new generation.
+    "rollout-stalled": (lambda: _generations(), lambda: _generations(old_objects=False)),
+    # Left behind: the old DCD and LeaderWorkerSet at zero pods; the near-miss deleted them.
+    "old-worker-generation": (lambda: _generations(old_pods=False), lambda: _generations(old_objects=False)),
+    "worker-hash-missing": (lambda: _generations(annotate=False, old_objects=False),
+                            lambda: _generations(old_objects=False)),
+    # maxUnavailable 0 while the old group is gone and the new one not ready; the near-miss has it ready.
+    "max-unavailable-exceeded": (lambda: _generations(ready=0), lambda: _generations()),
+    "dgd-not-ready": (lambda: _generations(old_objects=False, condition={
+        "type": "Ready", "status": "False", "reason": "pods_not_ready", "message": "Resources not ready"}),
+        lambda: _generations(old_objects=False)),
     "group-incomplete": (lambda: doctor_on(lambda pods: pods.pop()), lambda: doctor_on()),
     "insufficient-gpus": (lambda: doctor_on(lambda pods: b.unschedulable(_worker(pods), NO_GPU)),
                           lambda: doctor_on()),
@@ -675,6 +747,26 @@ def _worker_replaced_after_eviction() -> Ran:
     return doctor_on(_replaced(_evicted))
 
 
+def _dynamo_142_with_grove_alpha12() -> Ran:
+    """dynamo#14278: operator 1.4.2 with Grove alpha.12 breaks scale-from-zero (KAI new enough for the other pair)."""
+    return run_cluster(installed("grove", "kai", operator="1.4.2", versions={"grove": "v0.1.0-alpha.12", "kai": "v0.17.0"}))
+
+
+def _dynamo_143_with_grove_alpha12() -> Ran:
+    """The next operator release with the same Grove: past the broken one."""
+    return run_cluster(installed("grove", "kai", operator="1.4.3", versions={"grove": "v0.1.0-alpha.12", "kai": "v0.17.0"}))
+
+
+def _managed_rollout_for_30_minutes() -> Ran:
+    """The operator's rolling update (status.rollingUpdate) InProgress since half an hour."""
+    return _generations(phase="InProgress", started="2026-12-01T08:30:00Z")
+
+
+def _managed_rollout_for_5_minutes() -> Ran:
+    """The same rolling update, started 5 minutes before the snapshot: still within the deadline."""
+    return _generations(phase="InProgress", started="2026-12-01T08:55:00Z")
+
+
 def _rolling_update_halfway() -> Ran:
     """A new image rolls out: the old worker terminates beside its replacement."""
     def roll(pods):
@@ -718,6 +810,8 @@ def _groups_unreadable_with_operator() -> Ran:
 
 # More near-misses that must stay silent: plausible healthy inputs a check once misread.
 MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
+    ("known-broken-versions", "cluster"): [_dynamo_143_with_grove_alpha12],
+    ("rollout-stalled", "dgd"): [_managed_rollout_for_5_minutes],
     ("group-incomplete", "dgd"): [_scaled_to_zero],  # replicas 0: no group is wanted
     # Grove before alpha.8 labels no pod index, so worker ranks are unknown, not missing.
     ("rank-gap", "dgd"): [_grove_alpha6],
@@ -758,6 +852,8 @@ def _kai_gang_waits_for_gpus() -> Ran:
 
 # More inputs that must fire.
 MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
+    ("known-broken-versions", "cluster"): [_dynamo_142_with_grove_alpha12],
+    ("rollout-stalled", "dgd"): [_managed_rollout_for_30_minutes],
     ("group-incomplete", "dgd"): [_second_replica_missing],
     ("crash-loop", "dgd"): [_wait_for_leader_crashing],
     ("insufficient-gpus", "dgd"): [_kai_gang_waits_for_gpus],

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -30,7 +31,13 @@ NOT_A_RESULT = {"logs": None, "collect": "BUNDLE.tar.gz"}
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c != "completion"])
 def test_every_cluster_command_takes_kubectl_flags(command):
-    out = CliRunner().invoke(cli, [command, "--help"], prog_name=PROG).output
+    group = cli.get_command(None, command)
+    for sub in sorted(group.list_commands(None)) if isinstance(group, click.Group) else [None]:
+        _takes_kubectl_flags(command, [command] + ([sub] if sub else []))
+
+
+def _takes_kubectl_flags(command: str, argv: list) -> None:
+    out = CliRunner().invoke(cli, [*argv, "--help"], prog_name=PROG).output
     for flag in CLUSTER_FLAGS:
         if flag == "--output" and command in NOT_A_RESULT:
             continue

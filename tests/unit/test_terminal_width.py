@@ -21,7 +21,7 @@ from kubectl_dynamo.output.render import render
 from tests.conftest import CORPUS_DIR
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
-STATES = sorted(p.name for p in RECORDED.iterdir() if p.is_dir() and p.name != "manifests")
+STATES = sorted(p.name for p in RECORDED.iterdir() if (p / "manifest.json").is_file())  # sequences (NN/ steps) aside
 COLUMNS = 80
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -1,0 +1,127 @@
+"""Where the GPUs are: every GPU node's allocatable, who uses it (DGD, component, group, rank), what is free,
+free GPUs no pending pod can use (fragmentation), and which pending gang waits for what.
+
+Pure: nodes and pods as the API server lists them. A pod uses a node's GPUs once bound
+(``spec.nodeName``) and not finished, by its containers' ``nvidia.com/gpu`` requests (limits when no
+request: the device plugin's extended resources must have them equal; init containers count by
+the largest, as the scheduler does: k8s.io/component-helpers resource/helpers.go PodRequests). A
+pending gang is a DGD group (component, group index) with pods not yet bound; it fits when
+first-fit-decreasing places each of its unbound pods on a schedulable node's free GPUs.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
+from kubectl_dynamo.model.platform import gpu_count
+from kubectl_dynamo.model.views import classify
+
+
+def pod_gpus(pod: dict) -> int:
+    spec = pod.get("spec") or {}
+
+    def of(c: dict) -> int:
+        r = c.get("resources") or {}
+        return gpu_count(r.get("requests") or {}) or gpu_count(r.get("limits") or {})
+
+    main = sum(of(c) for c in spec.get("containers") or [])
+    init = max([of(c) for c in spec.get("initContainers") or []] or [0])
+    return max(main, init)
+
+
+def _ready(node: dict) -> bool:
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (node.get("status") or {}).get("conditions") or [])
+
+
+def _finished(pod: dict) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _owner(pod: dict) -> dict:
+    meta = pod.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    info = classify(pod)
+    out = {"pod": meta.get("name"), "namespace": meta.get("namespace"), "gpus": pod_gpus(pod),
+           "dgd": labels.get(DGD_LABEL), "component": labels.get(COMPONENT_LABEL)}
+    if out["dgd"]:
+        out.update(group=info.group, rank=info.rank, role=info.role)
+    return out
+
+
+def placement(nodes: List[dict], pods: List[dict]) -> dict:
+    """The ``placement -o json`` contract (see data/schemas/placement.json)."""
+    rows: Dict[str, dict] = {}
+    for n in sorted(nodes, key=lambda n: n["metadata"]["name"]):
+        alloc = gpu_count((n.get("status") or {}).get("allocatable") or {})
+        if not alloc:
+            continue
+        schedulable = _ready(n) and not (n.get("spec") or {}).get("unschedulable")
+        rows[n["metadata"]["name"]] = {"name": n["metadata"]["name"], "allocatable": alloc, "used": 0, "free": alloc,
+                                       "schedulable": schedulable, "users": []}
+    pending: Dict[Tuple[str, str, str, int], List[dict]] = {}
+    for p in pods:
+        if _finished(p) or not pod_gpus(p):
+            continue
+        node = (p.get("spec") or {}).get("nodeName")
+        if node:
+            row = rows.get(node)
+            if row is not None:
+                o = _owner(p)
+                row["users"].append(o)
+                row["used"] += o["gpus"]
+                row["free"] = row["allocatable"] - row["used"]
+            continue
+        o = _owner(p)
+        if o["dgd"]:
+            pending.setdefault((o["namespace"], o["dgd"], o["component"] or "", o["group"]), []).append(o)
+        else:
+            pending.setdefault((o["namespace"], "", o["pod"], 0), []).append(o)
+    for row in rows.values():
+        row["users"].sort(key=lambda u: (u["dgd"] is None, u["namespace"] or "", u["dgd"] or "", u["component"] or "",
+                                         u.get("group") or 0, u.get("rank") or 0, u["pod"] or ""))
+    free = {name: r["free"] for name, r in rows.items() if r["schedulable"] and r["free"] > 0}
+    gangs = []
+    for (ns, dgd, comp, group), members in sorted(pending.items()):
+        need = sorted((m["gpus"] for m in members), reverse=True)
+        fits, slots = _first_fit(need, dict(free))
+        gang = {"namespace": ns, "dgd": dgd or None, "component": comp if dgd else None, "group": group if dgd else None,
+                "pods": [m["pod"] for m in members], "gpusPerPod": need, "gpus": sum(need), "fits": fits}
+        gang["waitsFor"] = None if fits else _waits_for(need, free)
+        gangs.append(gang)
+    smallest = min((g for gang in gangs for g in gang["gpusPerPod"]), default=None)
+    stranded = sum(f for f in free.values() if smallest is not None and f < smallest)
+    total_free = sum(r["free"] for r in rows.values() if r["schedulable"])
+    return {"nodes": list(rows.values()),
+            "totals": {"nodes": len(rows), "allocatable": sum(r["allocatable"] for r in rows.values()),
+                       "used": sum(r["used"] for r in rows.values()), "free": total_free,
+                       "largestFree": max(free.values(), default=0), "stranded": stranded},
+            "pendingGangs": gangs}
+
+
+def _first_fit(need: List[int], free: Dict[str, int]) -> Tuple[bool, Dict[str, int]]:
+    for gpus in need:
+        node = next((n for n, f in sorted(free.items(), key=lambda kv: (kv[1], kv[0])) if f >= gpus), None)
+        if node is None:
+            return False, free
+        free[node] -= gpus
+    return True, free
+
+
+def _waits_for(need: List[int], free: Dict[str, int]) -> str:
+    total = sum(free.values())
+    if total < sum(need):
+        return f"{sum(need)} GPUs ({len(need)} pods x {need[0]}); {total} free on schedulable nodes"
+    return (f"{len(need)} pods x {need[0]} GPUs: {total} GPUs are free but fragmented "
+            f"(largest free on one node: {max(free.values(), default=0)})")
+
+
+def dgd_usage(data: dict) -> Dict[Optional[str], int]:
+    """GPUs in use per DGD (None: pods of no DGD)."""
+    out: Dict[Optional[str], int] = {}
+    for n in data["nodes"]:
+        for u in n["users"]:
+            key = f"{u['namespace']}/{u['dgd']}" if u["dgd"] else None
+            out[key] = out.get(key, 0) + u["gpus"]
+    return out

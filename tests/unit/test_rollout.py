@@ -1,0 +1,370 @@
+"""``rollout status|history`` on what real controllers left (tests/data/recorded, see its PROVENANCE.md),
+and the watch machinery they follow with (``cluster/streams.Watched``).
+
+Expectations are what the real operator, LWS and Grove said in those recordings (their own status
+fields and conditions), never what this code computes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import threading
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from kubectl_dynamo.cluster.client import Stream
+from kubectl_dynamo.cluster.recorded import RecordedCluster
+from kubectl_dynamo.cluster.streams import Watched
+from kubectl_dynamo.commands import rollout
+from kubectl_dynamo.environment import Environment
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
+
+
+def look(state: str, name: str, ns: str = "llm"):
+    return rollout.status_once(RecordedCluster(str(RECORDED / state), namespace=ns), name)
+
+
+# The real controllers' word in each recording: the DGD's Ready condition (the operator), the
+# LeaderWorkerSet's Available condition / the PodCliqueSet's availableReplicas (LWS, Grove).
+@pytest.mark.parametrize("state, name, done, waiting", [
+    ("lws-healthy", "vllm-mn", True, None),  # Ready all_resources_are_ready; LWS AllGroupsReady
+    ("lws-healthy", "trtllm-mn", True, None),
+    ("grove-healthy", "sglang-mn", True, None),  # PodCliqueSet availableReplicas 1 = updatedReplicas 1
+    # every node cordoned, the decode group recreated Pending: LWS readyReplicas 0, Available False
+    ("lws-cordoned", "vllm-mn", False, "decode: LeaderWorkerSet vllm-mn-decode-bb67ccf2-0: 0 of 1 updated groups ready"),
+    # Grove counts a replica updated only once available: a Pending replacement worker makes both 0
+    ("grove-replacement-pod", "vllm-mn", False, "PodCliqueSet vllm-mn: 0 of 1 replicas available"),
+    # the operator refused the DGD (missing KAI queue): it never observed generation 1
+    ("grove-queue-missing", "vllm-q", False, "the operator has not observed generation 1 yet (observed 0)"),
+    # kwok stopped: the frontend Deployment's availableReplicas dropped to 0
+    ("lws-nodes-not-ready", "vllm-mn", False, "Frontend: Deployment vllm-mn-frontend: 0 of 1 updated replicas are "
+                                              "available"),
+])
+def test_one_look_at_recorded_states(state, name, done, waiting):
+    result = look(state, name)
+    assert result.data["done"] is done
+    assert result.data["waiting"] == waiting
+    assert result.exit_code == (0 if done else 1)
+    text = result.table(result.data, False, False, None)
+    assert text == (f'dynamographdeployment "{name}" successfully rolled out' if done else
+                    f'Waiting for dynamographdeployment "{name}" rollout to finish: {waiting}...')
+
+
+def test_history_lists_the_recorded_generation():
+    """lws-healthy: one worker generation, the hash the operator stored (nvidia.com/current-worker-hash-v2
+    bb67ccf2) on the DCD vllm-mn-decode-bb67ccf2, its LeaderWorkerSet and 2 Ready pods."""
+    cluster = RecordedCluster(str(RECORDED / "lws-healthy"), namespace="llm")
+    data = rollout.history(cluster, "vllm-mn").data
+    assert [(g["revision"], g["hash"], g["current"], g["dcds"], g["workloads"], g["pods"], g["podsReady"])
+            for g in data["generations"]] == [
+        (1, "bb67ccf2", True, ["vllm-mn-decode-bb67ccf2"], ["LeaderWorkerSet/vllm-mn-decode-bb67ccf2-0"], 2, 2)]
+    with pytest.raises(Exception, match="revision 2 not found"):
+        rollout.history(cluster, "vllm-mn", 2)
+
+
+def test_a_missing_dgd_is_not_found():
+    from kubectl_dynamo.errors import NotFound
+
+    with pytest.raises(NotFound, match='"nope" not found in namespace llm'):
+        look("lws-healthy", "nope")
+
+
+# -- the watch machinery -----------------------------------------------------------------------------
+
+class _Raw:
+    """An HTTP body that hands out what the test feeds it and blocks in between, as a watch does."""
+
+    def __init__(self, lines: List[dict], end: bool):
+        self.q: queue.Queue = queue.Queue()
+        for line in lines:
+            self.q.put(json.dumps(line).encode() + b"\n")
+        if end:
+            self.q.put(b"")
+        self.closed = threading.Event()
+
+    def read1(self, n: int) -> bytes:
+        while not self.closed.is_set():
+            try:
+                return self.q.get(timeout=0.05)
+            except queue.Empty:
+                continue
+        return b""
+
+    def shutdown(self) -> None:
+        self.closed.set()
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+class _Cluster:
+    """LISTs from ``lists`` (one answer per call), WATCHes from ``watches`` (one script per open)."""
+
+    def __init__(self, lists: List[dict], watches: List[tuple]):
+        self.lists, self.watches = lists, watches
+        self.opened: List[Dict[str, str]] = []
+        self.listed = 0
+
+    def get(self, path, params=None):
+        self.listed += 1
+        return self.lists.pop(0)
+
+    def stream(self, path, params=None):
+        self.opened.append(dict(params))
+        lines, end = self.watches.pop(0) if self.watches else ([], False)
+        return Stream(_Raw(lines, end))
+
+
+def _pod(name: str, version: str, ready: str = "True") -> dict:
+    return {"metadata": {"name": name, "uid": name, "resourceVersion": version},
+            "status": {"conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def _until(watched: Watched, want, tries: int = 200):
+    for _ in range(tries):
+        watched.wait(0.05)
+        if want():
+            return
+    raise AssertionError(f"never: {watched.state}")
+
+
+def test_watched_resumes_from_the_last_version_and_relists_after_410():
+    """A watch the server ends is reopened at the last resourceVersion seen; an ERROR event (410 Gone:
+    that version expired) makes it LIST again and watch from the new LIST's version (what
+    ``kubectl get -w`` and client-go's reflector do)."""
+    cluster = _Cluster(
+        lists=[{"metadata": {"resourceVersion": "10"}, "items": [_pod("a", "9")]},
+               {"metadata": {"resourceVersion": "50"}, "items": [_pod("a", "49", "False"), _pod("c", "48")]}],
+        watches=[([{"type": "ADDED", "object": _pod("b", "11")}], True),  # then the server ends it
+                 ([{"type": "ERROR", "object": {"kind": "Status", "code": 410}}], False),
+                 ([{"type": "DELETED", "object": _pod("c", "51")}], False)])
+    watched = Watched(cluster, {"pod": ("/api/v1/pods", None, None)})
+    watched.start()
+    try:
+        _until(watched, lambda: sorted(watched.state["pod"]) == ["a", "c"] and cluster.listed == 2
+               and len(cluster.opened) == 3 and "c" not in watched.state["pod"] or sorted(watched.state["pod"]) == ["a"])
+    finally:
+        watched.close()
+    assert [o["resourceVersion"] for o in cluster.opened] == ["10", "11", "50"]
+    assert all(o["watch"] == "true" and o["allowWatchBookmarks"] == "true" for o in cluster.opened)
+    assert sorted(watched.state["pod"]) == ["a"]  # b vanished with the re-list, c was deleted after it
+    assert watched.state["pod"]["a"]["status"]["conditions"][0]["status"] == "False"
+
+
+def _env() -> Environment:
+    return Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+class _StillCluster(RecordedCluster):
+    """A recorded state whose watches stay open and quiet: nothing moves."""
+
+    def stream(self, path, params=None):
+        return Stream(_Raw([], False))
+
+
+def test_follow_exits_1_with_doctors_findings_when_nothing_moves():
+    """lws-cordoned: the recreated decode group cannot be scheduled; with a 1 s progress deadline
+    rollout status ends with rollout-stalled first, then doctor's findings on that DGD."""
+    env = _env()
+    cluster = _StillCluster(str(RECORDED / "lws-cordoned"), namespace="llm")
+    code = rollout.follow(cluster, env, "vllm-mn", timeout=1.0)
+    out = env.stdout.getvalue()
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == ('Waiting for dynamographdeployment "vllm-mn" rollout to finish: decode: LeaderWorkerSet '
+                        'vllm-mn-decode-bb67ccf2-0: 0 of 1 updated groups ready...')
+    assert lines[1].split()[:2] == ["SEVERITY", "CODE"]
+    assert lines[2].split()[:2] == ["warning", "rollout-stalled"]
+    # doctor's word on the Pending group: the recorded scheduler's verdict, every node cordoned
+    assert any(x.split()[:2] == ["error", "group-pending"] and "4 of 4 nodes are cordoned" in x for x in lines), out
+
+
+def test_follow_json_ends_with_the_state_and_findings():
+    env = _env()
+    cluster = _StillCluster(str(RECORDED / "lws-healthy"), namespace="llm")
+    assert rollout.follow(cluster, env, "vllm-mn", timeout=1.0, json_out=True) == 0
+    data = json.loads(env.stdout.getvalue())
+    assert data["done"] is True and data["findings"] == []
+
+
+def test_versions_md_carries_the_generated_compatibility_section():
+    """docs/versions.md's cog section is what model/compat.markdown() renders from data/compatibility.json
+    (scripts/gen-docs; CI runs cog --check)."""
+    from kubectl_dynamo.model.compat import markdown
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text()
+    assert markdown() in text
+
+
+# -- recorded sequences: the real operator and LWS moving a DGD from one worker generation to the next ----------
+
+SEQUENCES = sorted(p.name for p in RECORDED.iterdir() if p.is_dir() and (p / "01" / "manifest.json").is_file())
+
+
+def _steps(name: str) -> List[Path]:
+    return sorted(p for p in (RECORDED / name).iterdir() if (p / "manifest.json").is_file())
+
+
+def _raw_items(step: Path, group: str, version: str, resource: str) -> List[dict]:
+    path = step / "resources" / (group or "core") / version / f"{resource}.json"
+    return json.loads(path.read_text())["items"] if path.is_file() else []
+
+
+def _sequence_dgd(step: Path) -> str:
+    """The DGD the sequence changes: the one whose fingerprint moved (its name is in the scenario)."""
+    scenario = json.loads((step / "manifest.json").read_text())["source"]["scenario"]
+    return {"rollout-multinode": "vllm-mn", "rollout-single-node": "agg"}[scenario]
+
+
+def _old_pods_or_rolling(step: Path, dgd_name: str) -> bool:
+    """From the raw recording alone: a pod of the DGD carries a worker hash the DGD does not name as active,
+    or the operator's own rolling update is Pending/InProgress."""
+    (dgd,) = [d for d in _raw_items(step, "nvidia.com", "v1beta1", "dynamographdeployments")
+              if d["metadata"]["name"] == dgd_name]
+    ann = dgd["metadata"].get("annotations") or {}
+    active = {ann.get("nvidia.com/current-worker-hash"), ann.get("nvidia.com/current-worker-hash-v2")} - {None}
+    phase = ((dgd.get("status") or {}).get("rollingUpdate") or {}).get("phase")
+    pods = [p for p in _raw_items(step, "", "v1", "pods")
+            if (p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-graph-deployment-name") == dgd_name]
+    hashes = {(p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-worker-hash") for p in pods} - {None}
+    return phase in ("Pending", "InProgress") or bool(hashes - active)
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_never_done_while_an_old_pod_is_left_and_done_at_the_end(sequence):
+    steps = _steps(sequence)
+    name = _sequence_dgd(steps[0])
+    verdicts = []
+    for step in steps:
+        data = rollout.status_once(RecordedCluster(str(step), namespace="llm"), name).data
+        if _old_pods_or_rolling(step, name):
+            assert not data["done"], (step.name, data["waiting"])
+        verdicts.append(data["done"])
+    assert verdicts[-1] is True, "the recording ends with the change complete"
+    assert False in verdicts, "the recording shows the rollout under way"
+
+
+def test_get_reports_doctors_top_finding_per_dgd():
+    """get runs doctor's per-DGD checks (registered when their modules load): on lws-cordoned the recreated
+    vllm-mn group is Pending on cordoned nodes."""
+    from kubectl_dynamo.commands.get import run_get
+
+    cluster = RecordedCluster(str(RECORDED / "lws-cordoned"), namespace="llm")
+    data = run_get(cluster, _env(), all_namespaces=False).data
+    top = {d["name"]: (d["topFinding"] or {}).get("code") for d in data["deployments"]}
+    assert top["vllm-mn"] == "group-pending"
+
+
+def test_watched_takes_events_larger_than_a_log_line():
+    """A watch event is one line holding a whole object; a LeaderWorkerSet with its templates is tens of KB
+    (the live LWS test met one of 16+ KB, cut at the log line limit it then never decoded)."""
+    big = {"metadata": {"name": "big", "uid": "big", "resourceVersion": "2"}, "spec": {"x": "y" * 200_000}}
+    cluster = _Cluster(lists=[{"metadata": {"resourceVersion": "1"}, "items": []}],
+                       watches=[([{"type": "ADDED", "object": big}], False)])
+    watched = Watched(cluster, {"lws": ("/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets", None, None)})
+    watched.start()
+    try:
+        _until(watched, lambda: "big" in watched.state["lws"])
+    finally:
+        watched.close()
+    assert len(watched.state["lws"]["big"]["spec"]["x"]) == 200_000
+
+
+class _Clock:
+    """Releases the recorded steps one by one, to every watch at once."""
+
+    def __init__(self, last: int):
+        self.released, self.last = 1, last
+        self._stop = threading.Event()
+        threading.Thread(target=self._tick, daemon=True).start()
+
+    def _tick(self):
+        while not self._stop.wait(0.3) and self.released < self.last:
+            self.released += 1
+
+    def stop(self):
+        self._stop.set()
+
+
+class _StepRaw(_Raw):
+    """A watch body that hands out each step's events once the clock has released that step."""
+
+    def __init__(self, events: List[tuple], clock: _Clock):
+        super().__init__([], False)
+        self.events, self.clock = events, clock
+
+    def read1(self, n: int) -> bytes:
+        while not self.closed.is_set():
+            if self.events and self.events[0][0] <= self.clock.released:
+                return json.dumps(self.events.pop(0)[1]).encode() + b"\n"
+            self.closed.wait(0.02)
+        return b""
+
+
+class _Replay(RecordedCluster):
+    """The first step LISTed; the later steps arrive as watch events (ADDED / MODIFIED / DELETED by uid)."""
+
+    def __init__(self, steps: List[Path], clock: _Clock):
+        super().__init__(str(steps[0]), namespace="llm")
+        self.steps, self.clock = steps, clock
+
+    def stream(self, path, params=None):
+        query = {k: v for k, v in (params or {}).items() if k in ("labelSelector", "fieldSelector")}
+        seen = {o["metadata"]["uid"]: o for o in self.get(path, query)["items"]}
+        events = []
+        for i, step in enumerate(self.steps[1:], 2):
+            now = {o["metadata"]["uid"]: o for o in RecordedCluster(str(step), namespace="llm").get(path, query)["items"]}
+            events += [(i, {"type": "DELETED", "object": o}) for uid, o in seen.items() if uid not in now]
+            events += [(i, {"type": "ADDED" if uid not in seen else "MODIFIED", "object": o})
+                       for uid, o in now.items() if seen.get(uid) != o]
+            seen = now
+        return Stream(_StepRaw(events, self.clock))
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_follow_replayed_sequence_ends_only_at_the_final_state(sequence):
+    """The recorded steps replayed as watch events: rollout status keeps waiting through every step the
+    real operator called Ready while old pods served, and says done only once the last step is out."""
+    steps = _steps(sequence)
+    clock = _Clock(len(steps))
+    env = _env()
+    try:
+        code = rollout.follow(_Replay(steps, clock), env, _sequence_dgd(steps[0]), timeout=30)
+        released = clock.released
+    finally:
+        clock.stop()
+    lines = env.stdout.getvalue().splitlines()
+    assert code == 0
+    assert released == len(steps), "said done before the final state was shown"
+    assert lines[0].startswith("Waiting for ") and lines[-1].endswith("successfully rolled out"), lines
+    assert sum("successfully" in x for x in lines) == 1
+
+
+def test_history_diffs_the_recorded_generations():
+    """lws-rollout-multinode/03: the recording added --enforce-eager to the decode args (scripts/record-states),
+    the operator made a second worker generation for it; --revision 2 shows that change."""
+    cluster = RecordedCluster(str(RECORDED / "lws-rollout-multinode" / "03"), namespace="llm")
+    data = rollout.history(cluster, "vllm-mn", 2).data
+    assert [(g["revision"], g["current"], g["pods"]) for g in data["generations"]] == [(1, False, 2), (2, True, 2)]
+    (change,) = data["changes"]
+    assert change["component"] == "decode"
+    assert change["changes"] == [{"what": "flags inserted", "name": "args", "detail": "--enforce-eager"}]
+    assert "+      - --enforce-eager\n" in change["diff"]
+
+
+@pytest.mark.parametrize("step, stalled", [("02", True), ("03", True), ("05", False)])
+def test_doctor_flags_the_recorded_multinode_rollout_stuck_halfway(step, stalled):
+    """While both worker generations of vllm-mn run (the operator never deletes the old one) doctor says
+    rollout-stalled; once the old one is gone it says nothing of rollouts."""
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
+    snap, views = read_views(RecordedCluster(str(RECORDED / "lws-rollout-multinode" / step)), None)
+    codes = {(f["code"], (f["object"] or {}).get("name")) for f in diagnose(snap, views)["findings"]}
+    assert (("rollout-stalled", "vllm-mn") in codes) is stalled
+    assert not {c for c, _ in codes} & {"old-worker-generation", "worker-hash-missing", "max-unavailable-exceeded"}
