@@ -24,7 +24,7 @@ import datetime
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
-from .checks import catalogue, registry
+from .checks import catalogue, evidence, registry
 from .checks import cluster as cluster_checks
 from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
 from .checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
@@ -212,7 +212,7 @@ class Index:
     nodes: Optional[Dict[str, dict]]  # None when nodes could not be read
     volcano_podgroups: Optional[Dict[tuple, dict]]
     kai_podgroups: Optional[Dict[tuple, dict]]
-    events: Dict[EventKey, List[dict]]
+    events: Dict[EventKey, List[dict]]  # only those about the live object of each name (checks/evidence.py)
     objects: Dict[Key, dict]
     children: Dict[Key, List[Key]]
     deployments: List[dict]
@@ -257,10 +257,8 @@ def build_index(snapshot) -> Index:
     for key, o in objects.items():
         for ref in (o.get("metadata") or {}).get("ownerReferences") or []:
             children.setdefault((ref.get("kind"), key[1], ref.get("name")), []).append(key)
-    events: Dict[EventKey, List[dict]] = {}
-    for e in snapshot.events:
-        io = e.get("involvedObject") or {}
-        events.setdefault((io.get("kind"), io.get("namespace"), io.get("name")), []).append(e)
+    dgds = {_key(d, "DynamoGraphDeployment"): d for d in snapshot.dgds}
+    events = evidence.live_events(snapshot.events, lambda k: objects.get(k) or dgds.get(k))
     nodes = snapshot.facts.nodes
     return Index(nodes={n["metadata"]["name"]: n for n in nodes} if nodes is not None else None,
                  volcano_podgroups=vpg if snapshot.volcano_podgroups is not None else None,

@@ -391,18 +391,18 @@ def provider_mismatch(view):
 @check("failed-mount", scope="dgd")
 def failed_mount(view):
     """A DGD pod has FailedMount warning events (a missing MPI secret or wait-leader ConfigMap shows here)."""
-    pods = {(p.namespace, p.name): (c, g, p) for c in view.components for g in c.groups.values() for p in g.pods}
-    seen = set()
-    for e in view.snapshot.events:
-        obj = e.get("involvedObject") or {}
-        key = (obj.get("namespace"), obj.get("name"))
-        if e.get("reason") == "FailedMount" and obj.get("kind") == "Pod" and key in pods and key not in seen:
-            seen.add(key)
-            c, g, p = pods[key]
-            yield _f("failed-mount", "warning", p.obj(),
-                     f"{key[1]}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
-                     "create what the volume refers to, or let the operator re-create it",
-                     where=view.where(c.name, g.index))
+    if view.index is None:
+        return
+    for c in view.components:
+        for g in c.groups.values():
+            for p in g.pods:  # the events of this pod, not of an earlier pod of its name (checks/evidence.py)
+                e = next((e for e in view.index.events.get(("Pod", p.namespace, p.name), [])
+                          if e.get("reason") == "FailedMount"), None)
+                if e is not None:
+                    yield _f("failed-mount", "warning", p.obj(),
+                             f"{p.name}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
+                             "create what the volume refers to, or let the operator re-create it",
+                             where=view.where(c.name, g.index))
 
 
 def _group_subdomains(view):

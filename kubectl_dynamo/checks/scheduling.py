@@ -32,6 +32,7 @@ from typing import Iterator, List, Optional
 
 from ..detection import available, image_tag
 from ..operator import versions
+from . import evidence
 from .catalogue import entry
 from .registry import Finding, check
 
@@ -392,6 +393,8 @@ def controller_create_failed(view) -> Iterator[Finding]:
         for e in view.index.events.get(key, []):
             if not CREATE_FAILED.search(e.get("reason") or "") or key in seen:
                 continue
+            if evidence.superseded(key[0], view.index.objects.get(key)):
+                continue  # the controller has since created everything (its status says so)
             seen.add(key)
             who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
             comp = _canonical(view, _component_of(view, key))

@@ -97,7 +97,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     status = pod.get("status") or {}
     m = {"name": meta.get("name"), "namespace": s(meta.get("namespace")),
          "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}}
-    for key in ("creationTimestamp", "deletionTimestamp"):
+    for key in ("uid", "creationTimestamp", "deletionTimestamp"):  # uid: which events are about this pod
         if meta.get(key):
             m[key] = meta[key]
     groups = {k: s(v) for k, v in (meta.get("annotations") or {}).items() if k in POD_GROUP_ANNOTATIONS}
