@@ -93,6 +93,7 @@ _INSUFFICIENT = re.compile(r"Insufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9
 _PVC_MISSING = re.compile(r'persistentvolumeclaim "([^"]+)" not found')
 AFFINITY = "didn't match Pod's node affinity/selector"
 UNBOUND = "unbound immediate PersistentVolumeClaims"
+CORDONED = "node(s) were unschedulable"
 
 
 def _toleration(key: str, value: str, effect: Optional[str]) -> str:
@@ -199,6 +200,13 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
         out.append(Cause(f"PersistentVolumeClaim {named} is not bound to a volume",
                          f"kubectl describe pvc -n {namespace} {' '.join(claims)}: give it a StorageClass that "
                          "exists and provisions, or create a PersistentVolume that matches it", "pvc-unbound"))
+    if CORDONED in words:
+        cordoned = [n for n in nodes if (n.get("spec") or {}).get("unschedulable")]
+        if cordoned:
+            out.append(Cause(f"{len(cordoned)} of {len(nodes)} nodes are cordoned ({_names(cordoned)})",
+                             f"kubectl uncordon {' '.join(sorted(_meta(n).get('name', '') for n in cordoned)[:4])}"
+                             f"{' …' if len(cordoned) > 4 else ''} once their maintenance is over, or add nodes",
+                             "cordoned"))
     for resource in dict.fromkeys(_INSUFFICIENT.findall(words)):
         cause = _insufficient_cause(resource, spec, nodes)
         if cause:
@@ -277,9 +285,10 @@ def create_failed(message: str, namespace: str) -> Optional[Cause]:
     if m:
         return Cause(f"admission webhook {m['name']} at {m['url']} does not answer ({m['error'].strip()}), and its "
                      "failurePolicy refuses the object meanwhile",
-                     f"bring the webhook's server back, or remove the webhook from its configuration (kubectl get "
-                     f"validatingwebhookconfigurations,mutatingwebhookconfigurations | grep the owner of "
-                     f"{m['name']})", "webhook-down")
+                     f"bring back the server at {m['url'].split('?')[0]}, or delete webhook {m['name']} from the "
+                     "webhook configuration that declares it (kubectl get validatingwebhookconfigurations,"
+                     "mutatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name)",
+                     "webhook-down")
     m = _WEBHOOK_DENIED.search(message)
     if m:
         return Cause(f"admission webhook {m['name']} denies it: {m['reason'].strip()}",

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional
 
+from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
 from kubectl_dynamo.model import evidence
@@ -87,8 +88,23 @@ def _distinct(words: List[str]) -> List[str]:
 
 
 def gpu_short(words: Optional[str]) -> bool:
-    """kube-scheduler's or KAI's words for 'no node has enough free GPUs'."""
-    return any(w in (words or "") for w in GPU_SHORT)
+    """kube-scheduler's or KAI's words for 'no node has enough free GPUs' (``Insufficient nvidia.com/gpus``,
+    a typo of the resource, is not: no node has that resource at all)."""
+    return causes.GPU in causes.insufficient(words) or GPU_SHORT[1] in (words or "")
+
+
+def diagnosis(view, pods) -> List[causes.Cause]:
+    """The causes in the scheduler's words for these waiting pods (one diagnosis per distinct sentence)."""
+    nodes = list((view.index.nodes or {}).values()) if view.index else []
+    out: List[causes.Cause] = []
+    seen = set()
+    for p in pods:
+        words = p.scheduler_words()
+        if words in seen:
+            continue
+        seen.add(words)
+        out += [c for c in causes.unschedulable(words, p.spec, nodes, p.namespace) if c not in out]
+    return out
 
 
 def _condition(obj: dict, kind: str) -> Optional[dict]:
@@ -250,11 +266,15 @@ def group_pending(view) -> Iterator[Finding]:
                     f"({', '.join(p.name for p in waiting)}) on {waiting[0].scheduler}")
         else:
             what = f"all {len(g.pods)} pods are Pending on {', '.join(sorted({p.scheduler for p in waiting}))}"
+        found = diagnosis(view, waiting)
+        because = f": {'; '.join(x.what for x in found)}" if found else ""
         yield _f(view, "group-pending", view.obj(),
-                 f"component {c.name} group {g.index}: {what}: {'; '.join(_quote(w) for w in words[:3])}"
-                 + _cordoned(view) + grove_words(view, g),
-                 "act on the scheduler's reason: uncordon or add nodes, free GPUs, create the queue "
-                 f"(kubectl describe pod -n {waiting[0].namespace} {waiting[0].name})", c=c, g=g)
+                 f"component {c.name} group {g.index}: {what}{because}; the scheduler says "
+                 f"{'; '.join(_quote(w) for w in words[:3])}"
+                 + ("" if any(x.kind == "cordoned" for x in found) else _cordoned(view)) + grove_words(view, g),
+                 ("; ".join(x.fix for x in found) if found else
+                  "act on the scheduler's reason: uncordon or add nodes, free GPUs, create the queue")
+                 + f" (kubectl describe pod -n {waiting[0].namespace} {waiting[0].name})", c=c, g=g)
 
 
 def grove_words(view, g) -> str:
@@ -399,13 +419,15 @@ def controller_create_failed(view) -> Iterator[Finding]:
             who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
             comp = _canonical(view, _component_of(view, key))
             group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
-            f = Finding("controller-create-failed", "error",
-                        f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1}): "
-                        f"{_quote((e.get('message') or '')[:400])}",
-                        "fix what refuses the object (the message names it: a webhook, a quota, a policy); the "
-                        "controller retries by itself", object={"kind": key[0], "namespace": key[1], "name": key[2]},
-                        where=view.where(comp, int(group) if group and group.isdigit() else None))
-            yield f
+            said = e.get("message") or ""
+            cause = causes.create_failed(said, key[1] or view.namespace)
+            yield Finding("controller-create-failed", "error",
+                          f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1})"
+                          f"{': ' + cause.what if cause else ''}; it says {_quote(said)}",
+                          (f"{cause.fix}; " if cause else "fix what refuses the object (the message names it: a "
+                           "webhook, a quota, a policy); ") + "the controller retries by itself",
+                          object={"kind": key[0], "namespace": key[1], "name": key[2]},
+                          where=view.where(comp, int(group) if group and group.isdigit() else None))
 
 
 def _stale(obj: dict) -> Optional[str]:

@@ -73,6 +73,8 @@ class Snapshot:
     # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
     secrets: Dict[tuple, object] = field(default_factory=dict)
     skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
+    # the reads the server refused: {"verb", "resource" (plural.group), "namespace" (None = all), "reason"}
+    denied: List[dict] = field(default_factory=list)
     requests: int = 0
     taken_at: Optional[str] = None  # RFC 3339: when the state was read (a recording's createdAt)
     strings: Strings = field(default_factory=Strings, repr=False)  # shared by the compact records
@@ -105,7 +107,15 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         m["annotations"] = groups
     if meta.get("ownerReferences"):
         m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
-    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
+    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain", "priorityClassName",
+                                        "serviceAccountName") if spec.get(k)}
+    # what the scheduler matches against the nodes (checks/causes.py names the label or taint no node fits)
+    for key in ("nodeSelector", "tolerations"):
+        if spec.get(key):
+            sp[key] = s.shared(spec[key])
+    node_affinity = (spec.get("affinity") or {}).get("nodeAffinity")
+    if node_affinity:
+        sp["affinity"] = {"nodeAffinity": s.shared(node_affinity)}
     if spec.get("schedulingGates"):
         sp["schedulingGates"] = s.shared([_pick(g, ("name",), s) for g in spec["schedulingGates"]])
     shm: Set[str] = set()
@@ -113,7 +123,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         out = []
         for c in spec.get(key) or []:
             kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
-            kept.update((k, c[k]) for k in PROBES if c.get(k))
+            kept.update((k, c[k]) for k in PROBES + ("resources",) if c.get(k))
             mounts = [{"name": s(v.get("name")), "mountPath": SHM} for v in c.get("volumeMounts") or []
                       if v.get("mountPath") == SHM]
             if mounts:
@@ -122,8 +132,9 @@ def compact_pod(pod: dict, s: Strings) -> dict:
             out.append(kept)
         if out:
             sp[key] = s.shared(out)
-    if shm:
-        sp["volumes"] = s.shared([v for v in spec.get("volumes") or [] if v.get("name") in shm])
+    volumes = [v for v in spec.get("volumes") or [] if v.get("name") in shm or v.get("persistentVolumeClaim")]
+    if volumes:  # /dev/shm (shm-size) and the claims a pod waits for (checks/causes.py)
+        sp["volumes"] = s.shared(volumes)
     st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
     conditions = [_pick(c, ("type", "status", "reason", "message"), s) for c in status.get("conditions") or []
                   if c.get("type") in POD_CONDITIONS]
@@ -184,6 +195,8 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
         raise
     except Forbidden as e:
         snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
+        snap.denied.append({"verb": "list", "resource": f"{plural}.{group}" if group else plural,
+                            "namespace": snap.namespace, "reason": e.message})
     except NotFound as e:
         snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
     except DynamoError as e:
@@ -261,6 +274,8 @@ def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str
             snap.secrets[key] = None
         except Forbidden as e:
             snap.skipped.append({"check": "ssh-secret-missing", "reason": f"forbidden: {e.message}"})
+            snap.denied.append({"verb": "get", "resource": f"secret {name}", "namespace": namespace,
+                                "reason": e.message})
             snap.secrets[key] = UNKNOWN
         snap.requests = cluster.requests
     return snap.secrets[key]

@@ -339,8 +339,9 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
     """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran."""
     report = detect(snapshot.facts)
     cluster_view = cluster_checks.ClusterView(snapshot.facts, report)
-    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)
-                if f.code != "permission-denied"]  # doctor lists those as skipped
+    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)]
+    if not only or "permission-denied" in only:
+        findings += denied(snapshot)
     for view in views:
         findings += registry.run("dgd", view, only=only)
     skipped = list(snapshot.skipped)
@@ -360,6 +361,28 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
         "findings": [{**f.as_json(), "cause": f.cause} for f in findings],
         "skipped": skipped,
     }
+
+
+# Without these doctor cannot look at a DGD at all: a refusal is an error, never "nothing in scope".
+BLIND_WITHOUT = ("dynamographdeployments.nvidia.com", "pods")
+
+
+def denied(snapshot) -> List[Finding]:
+    """One permission-denied finding per read the server refused, naming the verb, the resource and the
+    scope (the rest of the report goes on without it; the checks that need it stay silent)."""
+    out = []
+    for d in snapshot.denied:
+        ns = d["namespace"]
+        scope = f"in namespace {ns}" if ns else "in all namespaces"
+        blind = d["resource"] in BLIND_WITHOUT
+        hint = ("grant it (docs/rbac/doctor-readonly.yaml)" + ("" if ns else ", or run doctor with -n NAMESPACE for a "
+                "namespace you may read") + (": without it doctor cannot see any DGD in this scope" if blind else
+                                             f": the checks that read {d['resource']} are skipped"))
+        out.append(Finding("permission-denied", "error" if blind else "warning",
+                           f"cannot {d['verb']} {d['resource']} {scope}: {d['reason']}", hint,
+                           object={"kind": "Namespace", "namespace": None, "name": ns} if ns else
+                           {"kind": "Cluster", "namespace": None, "name": None}))
+    return out
 
 
 # consequence -> the codes that explain it, most specific first. A consequence is tied to the first

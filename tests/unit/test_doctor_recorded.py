@@ -123,4 +123,5 @@ def test_held_grove_gang_quotes_grove_and_the_cordoned_nodes_are_counted():
     assert 'PodCliqueScheduled False: "Insufficient scheduled pods. expected at least: 4, found: 0"' in held["message"]
     result, _ = run(RECORDED / "lws-cordoned")
     (pending,) = [f for f in result["findings"] if f["code"] == "group-pending"]
-    assert "(4 of 4 nodes are cordoned: gpu-node-0" in pending["message"]
+    assert "4 of 4 nodes are cordoned (gpu-node-0, gpu-node-1, gpu-node-2, gpu-node-3)" in pending["message"]
+    assert pending["hint"].startswith("kubectl uncordon gpu-node-0 gpu-node-1 gpu-node-2 gpu-node-3")
