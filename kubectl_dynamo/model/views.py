@@ -342,9 +342,13 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
     findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)]
     if not only or "permission-denied" in only:
         findings += denied(snapshot)
-    for view in views:
-        findings += registry.run("dgd", view, only=only)
     skipped = list(snapshot.skipped)
+    blind = sorted({d["resource"] for d in snapshot.denied} & set(BLIND_WITHOUT))
+    if blind:  # every per-DGD check reasons about the pods: without them each would be a false alarm
+        skipped.append({"check": "per-DGD checks", "reason": f"{', '.join(blind)} could not be listed"})
+    else:
+        for view in views:
+            findings += registry.run("dgd", view, only=only)
     if exec_results is None:
         for code in ("sshd-not-listening", "ray-incomplete"):
             if not only or code in only:
