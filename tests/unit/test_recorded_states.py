@@ -254,6 +254,16 @@ def test_doctor_from_option_runs_on_a_recording():
     assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
 
 
+def test_doctor_from_defaults_to_the_bundles_scope():
+    """The recordings were made of all namespaces (manifest namespace null): without -A doctor reads them
+    whole, not the namespace "default" where nothing is; -n still narrows."""
+    state = str(RECORDED / "lws-healthy")
+    out = json.loads(CliRunner().invoke(cli, ["doctor", "--from", state, "-o", "json"]).output)
+    assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
+    out = json.loads(CliRunner().invoke(cli, ["doctor", "--from", state, "-n", "default", "-o", "json"]).output)
+    assert out["deployments"] == []
+
+
 def test_doctor_from_exit_codes(tmp_path):
     proc = run_cli("doctor", "--from", str(RECORDED / "lws-mpi-secret-deleted"), "-A")
     assert proc.returncode == 1 and "ssh-secret-missing" in proc.stdout, proc.stderr
