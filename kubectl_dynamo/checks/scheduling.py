@@ -438,6 +438,27 @@ def _stale(obj: dict) -> Optional[str]:
     return None
 
 
+def controller_deployment(view, kind: str) -> str:
+    """Where the controller of ``kind`` runs, as its Deployment (kubectl's words for it), when one is found."""
+    from kubectl_dynamo.model import platform
+
+    match = {"the Dynamo operator": platform._is_dynamo_operator, "the LWS controller": platform._is_lws,
+             "the Grove operator": platform._is_grove}.get(CONTROLLERS.get(kind, ""))
+    deps = [d for d in (view.index.deployments if view.index else []) if match and match(d)]
+    if not deps:
+        return "that controller"
+    meta = deps[0]["metadata"]
+    return f"deployment {meta['name']} -n {meta.get('namespace')}"
+
+
+def _restart(view, kind: str, what: str) -> str:
+    where = controller_deployment(view, kind)
+    if where == "that controller":
+        return f"check {CONTROLLERS.get(kind, 'its controller')}'s {what}; restart it if it is hung"
+    return (f"kubectl logs {where}; restart it if it is hung (kubectl rollout restart {where}): its Deployment can "
+            "look Available while it does nothing")
+
+
 CONTROLLERS = {"DynamoGraphDeployment": "the Dynamo operator", "DynamoComponentDeployment": "the Dynamo operator",
                "LeaderWorkerSet": "the LWS controller", "PodCliqueSet": "the Grove operator",
                "PodClique": "the Grove operator", "PodCliqueScalingGroup": "the Grove operator"}
@@ -460,8 +481,7 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
         if stale:
             yield Finding("controller-not-reconciling", "error",
                           f"{key[0]} {key[2]} {stale}: {CONTROLLERS[key[0]]} has not acted on its last change",
-                          "check that controller's logs; restart it if it is hung (its Deployment can look "
-                          "Available while it does nothing)",
+                          _restart(view, key[0], "logs"),
                           object={"kind": key[0], "namespace": key[1], "name": key[2]},
                           where=view.where(_canonical(view, _component_of(view, key)) if key[0] != "DynamoGraphDeployment"
                                            else None))
@@ -478,7 +498,7 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
                 yield Finding("controller-not-reconciling", "error",
                               f"the DGD's status names {kind} {name} for component {comp}, and it does not exist: "
                               f"{CONTROLLERS.get('DynamoGraphDeployment')} has not recreated it",
-                              "check the Dynamo operator's logs; re-apply the DGD or restart the operator",
+                              _restart(view, "DynamoGraphDeployment", "logs") + "; or re-apply the DGD",
                               object={"kind": kind, "namespace": view.namespace, "name": name},
                               where=view.where(_canonical(view, comp)))
 
@@ -547,5 +567,5 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
                       f"{kind} {name} says {what} but only {have} {'Ready pods' if kind == 'PodClique' else 'full groups'}"
                       f" exist: {CONTROLLERS[kind]} has stopped updating it (a stopped or hung controller; its "
                       "Deployment can still look Available)",
-                      "check that controller's process and logs; restart it",
+                      _restart(view, kind, "process and logs"),
                       object={"kind": kind, "namespace": ns, "name": name}, where=where)
