@@ -294,3 +294,41 @@ def create_failed(message: str, namespace: str) -> Optional[Cause]:
         return Cause(f"admission webhook {m['name']} denies it: {m['reason'].strip()}",
                      f"change the object as webhook {m['name']} asks, or change that webhook's policy", "webhook-denied")
     return None
+
+
+# -- the gang schedulers' queues -----------------------------------------------------------------
+def volcano_queue(podgroup: dict, queues: Optional[List[dict]]) -> Optional[Cause]:
+    """Whether the Volcano queue of a held PodGroup is what holds it: missing, not Open, or without the room
+    its gang needs under the queue's ``spec.capability`` (volcano-sh/apis@v1.10.0 pkg/apis/scheduling/v1beta1
+    types.go: Queue spec.capability, status.allocated, status.state; PodGroup spec.queue, spec.minResources,
+    which LWS fills with the whole group's requests: lws@v0.9.0 pkg/utils CalculatePGMinResources)."""
+    if queues is None:
+        return None
+    spec = podgroup.get("spec") or {}
+    name = spec.get("queue") or "default"
+    queue = next((q for q in queues if _meta(q).get("name") == name), None)
+    if queue is None:
+        return Cause(f"Volcano queue {name} does not exist",
+                     f"create Volcano queue {name} (kind Queue, scheduling.volcano.sh/v1beta1) or name an existing "
+                     "one (the LeaderWorkerSet's scheduling.volcano.sh/queue-name annotation)", "queue-missing")
+    state = (queue.get("status") or {}).get("state")
+    if state and state != "Open":
+        return Cause(f"Volcano queue {name} is {state}", f"open queue {name} again (its spec.state / vcctl queue "
+                                                         "operate --action open)", "queue-closed")
+    capability = (queue.get("spec") or {}).get("capability") or {}
+    allocated = (queue.get("status") or {}).get("allocated") or {}
+    need = spec.get("minResources") or {}
+    short = []
+    for r, cap in sorted(capability.items()):
+        want = quantity(need.get(r, need.get(f"requests.{r}")))
+        if not want:
+            continue
+        room = (quantity(cap) or 0) - (quantity(allocated.get(r, "0")) or 0)
+        if want > room:
+            short.append(f"{r}: the gang needs {_show(want)}, the queue's capability is {cap} with "
+                         f"{allocated.get(r, '0')} allocated")
+    if not short:
+        return None
+    return Cause(f"Volcano queue {name} has no room for the gang: {'; '.join(short)}",
+                 f"raise queue {name}'s spec.capability (kubectl edit queues.scheduling.volcano.sh {name}), free what "
+                 "runs in it, or use another queue", "queue-full")

@@ -233,9 +233,12 @@ def gang_held(view) -> Iterator[Finding]:
             cond = _condition(pg, "Unschedulable") or {}
             said = f"condition Unschedulable/{cond.get('reason')}: {_quote(cond.get('message'))}" if cond else \
                 "no condition yet"
-            msg = (f"component {c.name} group {g.index}: Volcano holds the gang (PodGroup {pg['metadata']['name']} "
+            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues)
+            msg = (f"component {c.name} group {g.index}: Volcano holds the gang"
+                   f"{': ' + queue.what if queue else ''} (PodGroup {pg['metadata']['name']} "
                    f"phase {phase}, minMember {(pg.get('spec') or {}).get('minMember')}, {said})")
         else:
+            queue = None
             words = kai_words(pg)
             if not words and not pod_words:
                 continue
@@ -244,10 +247,12 @@ def gang_held(view) -> Iterator[Finding]:
         if pod_words:
             msg += f"; the pods say {'; '.join(_quote(w) for w in pod_words[:2])}"
         msg += grove_words(view, g)
+        describe = (f"kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
+                    f"{pg['metadata'].get('namespace')} {pg['metadata']['name']}")
         yield _f(view, "gang-held", _pg_obj(pg), msg,
+                 f"{queue.fix} ({describe})" if queue else
                  "the gang needs room for all its pods at once: free GPUs or nodes, shrink nodeCount × GPUs per pod, "
-                 f"or check the queue (kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
-                 f"{pg['metadata'].get('namespace')} {pg['metadata']['name']})", c=c, g=g)
+                 f"or check the queue ({describe})", c=c, g=g)
 
 
 @check("group-pending", scope="dgd")
