@@ -91,8 +91,9 @@ def status_of(obj: dict) -> str:
 # -- what a pod needs ----------------------------------------------------------------------------------
 
 def needs(pod: dict) -> List[Tuple[str, str, bool]]:
-    """(kind, name, optional) of the Services, ConfigMaps and Secrets a pod cannot start or resolve its
-    group without: its subdomain's headless Service, mounted / env / pull references."""
+    """(kind, name, optional) of what a pod cannot start or resolve its group without: its subdomain's
+    headless Service, the ConfigMaps and Secrets it mounts or reads (volumes, env, image pulls), its
+    ServiceAccount, PersistentVolumeClaims and PriorityClass, found the way the pod references them."""
     spec = pod.get("spec") or {}
     out: List[Tuple[str, str, bool]] = []
     if spec.get("subdomain"):
@@ -119,6 +120,15 @@ def needs(pod: dict) -> List[Tuple[str, str, bool]]:
                     out.append((kind, ref[key].get("name"), bool(ref[key].get("optional"))))
     for s in spec.get("imagePullSecrets") or []:
         out.append(("Secret", s.get("name"), False))
+    # what admission and the scheduler refuse the pod without (checks/causes.py reads their refusals)
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account and account != "default":  # the namespace's default one always exists
+        out.append(("ServiceAccount", account, False))
+    for v in spec.get("volumes") or []:
+        if (v.get("persistentVolumeClaim") or {}).get("claimName"):
+            out.append(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"], False))
+    if spec.get("priorityClassName"):
+        out.append(("PriorityClass", spec["priorityClassName"], False))
     seen, unique = set(), []
     for kind, name, optional in out:
         if name and (kind, name) not in seen:
@@ -254,7 +264,7 @@ def _insert_gangs(clique: Node, by_name: dict) -> None:
 
 
 def _needs_summary(pods: Iterable[dict], exists: Exists) -> List[dict]:
-    """Every Service/ConfigMap/Secret the DGD's groups need, present or missing, with who needs it."""
+    """Everything the DGD's groups need (``needs``), present or missing, with who needs it."""
     out: Dict[Tuple[str, str], dict] = {}
     for pod in pods:
         info = classify(pod)
@@ -291,8 +301,16 @@ def run_tree(cluster, name: str):
             o.setdefault("kind", kind)
             objects.append(o)
     pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
-    names = {"Service": {_meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
-             "ConfigMap": {_meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
+    def listed(group: str, plural: str, where: Snapshot) -> Optional[set]:
+        found = list_kind(cluster, where, plural, group, "v1", plural)
+        return None if found is None else {_meta(o).get("name") for o in found}
+
+    whole = Snapshot(facts=Facts(), namespace=None)  # PriorityClasses are cluster-scoped
+    names = {"Service": listed("", "services", snap), "ConfigMap": listed("", "configmaps", snap),
+             "ServiceAccount": listed("", "serviceaccounts", snap),
+             "PersistentVolumeClaim": listed("", "persistentvolumeclaims", snap),
+             "PriorityClass": listed("scheduling.k8s.io", "priorityclasses", whole)}
+    snap.skipped += whole.skipped
     secrets: Dict[str, Optional[bool]] = {}
     for pod in pods:
         for kind, secret, _ in needs(pod):
@@ -300,7 +318,10 @@ def run_tree(cluster, name: str):
                 secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
 
     def exists(kind: str, what: str) -> Optional[bool]:
-        return secrets.get(what) if kind == "Secret" else what in names.get(kind, set())
+        if kind == "Secret":
+            return secrets.get(what)
+        known = names.get(kind)
+        return None if known is None else what in known  # None: that kind may not be read
 
     data = build_tree(dgd, objects, pods, exists)
     data["skipped"] = snap.skipped

@@ -58,7 +58,7 @@ class Snapshot:
     namespace: Optional[str]  # None = all namespaces
     dgds: List[dict] = field(default_factory=list)
     pods: List[dict] = field(default_factory=list)
-    configmaps: List[dict] = field(default_factory=list)  # DGD-labelled only
+    configmaps: List[dict] = field(default_factory=list)  # every one in scope, metadata name/namespace only
     podgangs: Optional[List[dict]] = None
     leaderworkersets: Optional[List[dict]] = None
     statefulsets: Optional[List[dict]] = None  # LWS-owned only
@@ -168,6 +168,11 @@ def compact_node(node: dict, s: Strings) -> dict:
     return out
 
 
+def _name_only(obj: dict, s: Strings) -> dict:
+    meta = obj.get("metadata") or {}
+    return {"metadata": {"name": meta.get("name"), "namespace": s(meta.get("namespace"))}}
+
+
 def compact_owned(obj: dict, s: Strings) -> dict:
     """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
     as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
@@ -227,7 +232,9 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
     snap.pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
                       slim=compact_pod if compact else None) or []
-    snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
+    # Every ConfigMap of the scope by name, as the pods reference them (not by the DGD label: `tree` and the
+    # kubelet find one that lacks it); only the names are kept.
+    snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", slim=_name_only) or []
     owned = compact_owned if compact else None
     snap.componentdeployments = list_kind(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
                                           "dynamocomponentdeployments", label_selector=selector, slim=owned)

@@ -150,7 +150,10 @@ def test_recorded_pods_sit_under_their_real_owners(state, dgd):
         # the worker StatefulSet is owned by the leader pod in the recording; shown beside the leader's
         worker_sts = [n for _, n in walk(tree) if n["kind"] == "StatefulSet" and (n["via"] or "").startswith("owned by")]
         assert worker_sts and all(parents[id(s)]["kind"] == "LeaderWorkerSet" for s in worker_sts)
-    assert all(n["present"] for n in tree["needs"]), tree["needs"]  # a healthy state needs nothing missing
+    # a healthy state needs nothing missing; ServiceAccounts were not recorded (unknown, never "missing")
+    assert all(n["present"] or (n["present"] is None and n["kind"] == "ServiceAccount") for n in tree["needs"]), \
+        tree["needs"]
+    assert any(n["kind"] == "ServiceAccount" and n["name"] == f"{dgd}-k8s-service-discovery" for n in tree["needs"])
 
 
 # -- get ----------------------------------------------------------------------------------------------
