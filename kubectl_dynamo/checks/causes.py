@@ -141,18 +141,28 @@ def _selector_cause(spec: dict, nodes: List[dict]) -> Optional[Cause]:
     if not terms or not nodes:
         return None
     labels = [_meta(n).get("labels") or {} for n in nodes]
+    if any(all(_matches(lb, k, op, vs) for k, op, vs in terms) for lb in labels):
+        return None  # some node fits them all: the scheduler's reason is about something else too
     unmet = [(k, op, vs) for k, op, vs in terms if not any(_matches(lb, k, op, vs) for lb in labels)]
-    if not unmet:
-        return None
-    said = []
-    for k, op, vs in unmet:
-        have = sorted({lb[k] for lb in labels if k in lb})
-        want = f"{k}={','.join(vs)}" if op == "In" else f"{k} {op} {','.join(vs)}".rstrip()
-        said.append(f"{want} (nodes have {k}: {', '.join(have)})" if have else f"{want} (no node has label {k})")
+
+    def want(k: str, op: str, vs: List[str]) -> str:
+        return f"{k}={','.join(vs)}" if op == "In" else f"{k} {op} {','.join(vs)}".rstrip()
+
+    if unmet:
+        said = []
+        for k, op, vs in unmet:
+            have = sorted({lb[k] for lb in labels if k in lb})
+            said.append(f"{want(k, op, vs)} (nodes have {k}: {', '.join(have)})" if have else
+                        f"{want(k, op, vs)} (no node has label {k})")
+        first = unmet[0]
+    else:  # each term is met somewhere, never all on one node
+        said = [f"no node has all of {', '.join(want(*t) for t in terms)} ("
+                + "; ".join(f"{want(*t)}: {_names(n for n, lb in zip(nodes, labels) if _matches(lb, *t))}"
+                            for t in terms) + ")"]
+        first = terms[-1]
     return Cause(f"no node matches the pods' node selector/affinity: {'; '.join(said)}",
                  "change the component's podTemplate.spec nodeSelector/affinity to a label the nodes have, or label "
-                 f"the nodes meant for it (kubectl label node NODE {unmet[0][0]}={(unmet[0][2] or [''])[0]})",
-                 "selector")
+                 f"the nodes meant for it (kubectl label node NODE {first[0]}={(first[2] or [''])[0]})", "selector")
 
 
 def _insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional[Cause]:

@@ -339,7 +339,7 @@ def test_doctor_after_fail_repair_recreate(dgd_crds, ns):
 
     # Re-created with another fault: that fault, not the old refusal, is what doctor names.
     _delete_dgd(sandbox, ns)
-    _dgd_objects(sandbox, ns, node_selector={"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"})
+    _dgd_objects(sandbox, ns, node_selector={"nvidia.com/gpu.product": "NVIDIA-B200"})
     until("both pods unschedulable", lambda: (lambda p: len(p) == 2 and all(any(
         c["type"] == "PodScheduled" and c["status"] == "False" for c in x["status"].get("conditions", []))
         for x in p.values()))(pods_of(sandbox, ns, "llm-decode-0")))
@@ -349,7 +349,8 @@ def test_doctor_after_fail_repair_recreate(dgd_crds, ns):
     # kube-scheduler's nodeaffinity reason, diagnosed: the label no node has (the DGD is the object)
     (pending,) = [f for f in data["findings"] if f["code"] == "group-pending"
                   if f["object"] == {"kind": "DynamoGraphDeployment", "namespace": ns, "name": "llm"}]
-    assert "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3 (no node has label nvidia.com/gpu.product)" in pending["message"]
+    # (the sandbox's other nodes carry nvidia.com/gpu.product; only kd-real-gpu the test's pool label)
+    assert "nvidia.com/gpu.product=NVIDIA-B200 (nodes have nvidia.com/gpu.product: " in pending["message"]
     assert rc == 1
 
 
