@@ -307,11 +307,12 @@ def create_failed(message: str, namespace: str) -> Optional[Cause]:
 
 
 # -- the gang schedulers' queues -----------------------------------------------------------------
-def volcano_queue(podgroup: dict, queues: Optional[List[dict]]) -> Optional[Cause]:
+def volcano_queue(podgroup: dict, queues: Optional[List[dict]], pods: Iterable[dict] = ()) -> Optional[Cause]:
     """Whether the Volcano queue of a held PodGroup is what holds it: missing, not Open, or without the room
     its gang needs under the queue's ``spec.capability`` (volcano-sh/apis@v1.10.0 pkg/apis/scheduling/v1beta1
     types.go: Queue spec.capability, status.allocated, status.state; PodGroup spec.queue, spec.minResources,
-    which LWS fills with the whole group's requests: lws@v0.9.0 pkg/utils CalculatePGMinResources)."""
+    which LWS fills with the templates' requests: lws@v0.9.0 pkg/utils CalculatePGMinResources — empty when
+    they set only limits, as the Dynamo operator renders them; then the group's ``pods`` specs say it)."""
     if queues is None:
         return None
     spec = podgroup.get("spec") or {}
@@ -328,9 +329,10 @@ def volcano_queue(podgroup: dict, queues: Optional[List[dict]]) -> Optional[Caus
     capability = (queue.get("spec") or {}).get("capability") or {}
     allocated = (queue.get("status") or {}).get("allocated") or {}
     need = spec.get("minResources") or {}
+    specs = [p.get("spec") or {} for p in pods]
     short = []
     for r, cap in sorted(capability.items()):
-        want = quantity(need.get(r, need.get(f"requests.{r}")))
+        want = quantity(need.get(r, need.get(f"requests.{r}"))) or sum(pod_request(x, r) or 0 for x in specs)
         if not want:
             continue
         room = (quantity(cap) or 0) - (quantity(allocated.get(r, "0")) or 0)

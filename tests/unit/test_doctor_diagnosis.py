@@ -17,7 +17,7 @@ from typing import List, Optional
 import pytest
 
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.model.views import run_doctor
+from kubectl_dynamo.commands.doctor import run_doctor
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 NS, DGD = "llm", "sglang-mn"

@@ -14,6 +14,7 @@ from typing import Optional
 
 import pytest
 
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.snapshot import read_secret_keys, take
@@ -28,7 +29,7 @@ def run(path: Path, name: Optional[str] = None, namespace: Optional[str] = None)
     views = doctor.build_views(snap)
     for ns, secret in sorted(doctor.needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
-    return doctor.diagnose(snap, views), cluster.requests
+    return diagnosis.diagnose(snap, views), cluster.requests
 
 
 # (state, consequence, its cause): the consequence is shown under the finding that explains it.
@@ -140,7 +141,7 @@ def _forbid(tmp_path, state: str, group: str, version: str, resource: str, reaso
 def test_an_unlistable_scope_is_an_error_never_nothing_in_scope(tmp_path):
     """A token that may not list DGDs in all namespaces: doctor -A must not say "No DynamoGraphDeployments in
     scope. 0 errors" and pass; it names the verb, the resource and the scope, and exits 1."""
-    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor
 
     reason = ('dynamographdeployments.nvidia.com is forbidden: User "system:serviceaccount:llm:viewer" cannot list '
               'resource "dynamographdeployments" in API group "nvidia.com" at the cluster scope')
@@ -155,7 +156,7 @@ def test_an_unlistable_scope_is_an_error_never_nothing_in_scope(tmp_path):
 
 
 def test_unlistable_pods_are_an_error_and_other_refusals_a_warning(tmp_path):
-    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor
 
     reason = 'pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "llm"'
     state = _forbid(tmp_path, "lws-healthy", "", "v1", "pods", reason)

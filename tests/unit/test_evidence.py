@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 
 from kubectl_dynamo.cluster.recorded import RecordedCluster
+from kubectl_dynamo.commands.doctor import run_doctor
 from kubectl_dynamo.model import evidence
-from kubectl_dynamo.model.views import run_doctor
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 STATE = "lws-statefulset-failedcreate"
