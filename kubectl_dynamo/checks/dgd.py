@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import diagnosis, enforcement, gpu_short
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -131,7 +131,7 @@ def insufficient_gpus(view):
         for p in g.pods:
             words = p.scheduler_words()
             if not p.scheduled and gpu_short(words):
-                big = [x for x in diagnosis(view, [p]) if x.kind == "too-big"]
+                big = [x for x in scheduler_causes(view, [p]) if x.kind == "too-big"]
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
                          + (f"{big[0].what}; the scheduler says \"{words}\"" if big else

@@ -94,7 +94,7 @@ def gpu_short(words: Optional[str]) -> bool:
     return causes.GPU in causes.insufficient(words) or GPU_SHORT[1] in (words or "")
 
 
-def diagnosis(view, pods) -> List[causes.Cause]:
+def scheduler_causes(view, pods) -> List[causes.Cause]:
     """The causes in the scheduler's words for these waiting pods (one diagnosis per distinct sentence)."""
     nodes = list((view.index.nodes or {}).values()) if view.index else []
     out: List[causes.Cause] = []
@@ -272,7 +272,7 @@ def group_pending(view) -> Iterator[Finding]:
                     f"({', '.join(p.name for p in waiting)}) on {waiting[0].scheduler}")
         else:
             what = f"all {len(g.pods)} pods are Pending on {', '.join(sorted({p.scheduler for p in waiting}))}"
-        found = diagnosis(view, waiting)
+        found = scheduler_causes(view, waiting)
         because = f": {'; '.join(x.what for x in found)}" if found else ""
         yield _f(view, "group-pending", view.obj(),
                  f"component {c.name} group {g.index}: {what}{because}; the scheduler says "
