@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -131,10 +131,12 @@ def insufficient_gpus(view):
         for p in g.pods:
             words = p.scheduler_words()
             if not p.scheduled and gpu_short(words):
+                big = [x for x in scheduler_causes(view, [p]) if x.kind == "too-big"]
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
-                         f"{words} (it needs {c.expected['gpusPerPod']} GPUs on one node)",
-                         "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
+                         + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
+                            f"{words} (it needs {c.expected['gpusPerPod']} GPUs on one node)"),
+                         big[0].fix if big else "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
                          "kubectl describe node | grep -A5 Allocated", where=view.where(c.name, g.index))
 
 
@@ -392,18 +394,18 @@ def provider_mismatch(view):
 @check("failed-mount", scope="dgd")
 def failed_mount(view):
     """A DGD pod has FailedMount warning events (a missing MPI secret or wait-leader ConfigMap shows here)."""
-    pods = {(p.namespace, p.name): (c, g, p) for c in view.components for g in c.groups.values() for p in g.pods}
-    seen = set()
-    for e in view.snapshot.events:
-        obj = e.get("involvedObject") or {}
-        key = (obj.get("namespace"), obj.get("name"))
-        if e.get("reason") == "FailedMount" and obj.get("kind") == "Pod" and key in pods and key not in seen:
-            seen.add(key)
-            c, g, p = pods[key]
-            yield _f("failed-mount", "warning", p.obj(),
-                     f"{key[1]}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
-                     "create what the volume refers to, or let the operator re-create it",
-                     where=view.where(c.name, g.index))
+    if view.index is None:
+        return
+    for c in view.components:
+        for g in c.groups.values():
+            for p in g.pods:  # the events of this pod, not of an earlier pod of its name (model/evidence.py)
+                e = next((e for e in view.index.events.get(("Pod", p.namespace, p.name), [])
+                          if e.get("reason") == "FailedMount"), None)
+                if e is not None:
+                    yield _f("failed-mount", "warning", p.obj(),
+                             f"{p.name}: {(e.get('message') or '').strip()} (x{e.get('count') or 1})",
+                             "create what the volume refers to, or let the operator re-create it",
+                             where=view.where(c.name, g.index))
 
 
 def _group_subdomains(view):

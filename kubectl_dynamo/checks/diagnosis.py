@@ -24,11 +24,16 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
     ``ignore``: rules (``inputs.ignore.Rule``) whose findings are left out and listed as skipped."""
     report = detect(snapshot.facts)
     cluster_view = cluster_checks.ClusterView(snapshot.facts, report)
-    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)
-                if f.code != "permission-denied"]  # doctor lists those as skipped
-    for view in views:
-        findings += registry.run("dgd", view, only=only)
+    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)]
+    if not only or "permission-denied" in only:
+        findings += denied(snapshot)
     skipped = list(snapshot.skipped)
+    blind = sorted({d["resource"] for d in snapshot.denied} & set(BLIND_WITHOUT))
+    if blind:  # every per-DGD check reasons about the pods: without them each would be a false alarm
+        skipped.append({"check": "per-DGD checks", "reason": f"{', '.join(blind)} could not be listed"})
+    else:
+        for view in views:
+            findings += registry.run("dgd", view, only=only)
     if exec_results is None:
         for code in ("sshd-not-listening", "ray-incomplete"):
             if not only or code in only:
@@ -47,6 +52,28 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
         "findings": [{**f.as_json(), "cause": f.cause, "dgd": _dgd(f)} for f in findings],
         "skipped": skipped,
     }
+
+
+# Without these doctor cannot look at a DGD at all: a refusal is an error, never "nothing in scope".
+BLIND_WITHOUT = ("dynamographdeployments.nvidia.com", "pods")
+
+
+def denied(snapshot) -> List[Finding]:
+    """One permission-denied finding per read the server refused, naming the verb, the resource and the
+    scope (the rest of the report goes on without it; the checks that need it stay silent)."""
+    out = []
+    for d in snapshot.denied:
+        ns = d["namespace"]
+        scope = f"in namespace {ns}" if ns else "in all namespaces"
+        blind = d["resource"] in BLIND_WITHOUT
+        hint = ("grant it (docs/rbac/doctor-readonly.yaml)" + ("" if ns else ", or run doctor with -n NAMESPACE for a "
+                "namespace you may read") + (": without it doctor cannot see any DGD in this scope" if blind else
+                                             f": the checks that read {d['resource']} are skipped"))
+        out.append(Finding("permission-denied", "error" if blind else "warning",
+                           f"cannot {d['verb']} {d['resource']} {scope}: {d['reason']}", hint,
+                           object={"kind": "Namespace", "namespace": None, "name": ns} if ns else
+                           {"kind": "Cluster", "namespace": None, "name": None}))
+    return out
 
 
 # consequence -> the codes that explain it, most specific first. A consequence is tied to the first

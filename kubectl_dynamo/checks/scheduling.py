@@ -30,8 +30,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional
 
+from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
+from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.platform import available, image_tag
 from kubectl_dynamo.operator import versions
 from kubectl_dynamo.words import plural
@@ -87,8 +89,23 @@ def _distinct(words: List[str]) -> List[str]:
 
 
 def gpu_short(words: Optional[str]) -> bool:
-    """kube-scheduler's or KAI's words for 'no node has enough free GPUs'."""
-    return any(w in (words or "") for w in GPU_SHORT)
+    """kube-scheduler's or KAI's words for 'no node has enough free GPUs' (``Insufficient nvidia.com/gpus``,
+    a typo of the resource, is not: no node has that resource at all)."""
+    return causes.GPU in causes.insufficient(words) or GPU_SHORT[1] in (words or "")
+
+
+def scheduler_causes(view, pods) -> List[causes.Cause]:
+    """The causes in the scheduler's words for these waiting pods (one diagnosis per distinct sentence)."""
+    nodes = list((view.index.nodes or {}).values()) if view.index else []
+    out: List[causes.Cause] = []
+    seen = set()
+    for p in pods:
+        words = p.scheduler_words()
+        if words in seen:
+            continue
+        seen.add(words)
+        out += [c for c in causes.unschedulable(words, p.spec, nodes, p.namespace) if c not in out]
+    return out
 
 
 def _condition(obj: dict, kind: str) -> Optional[dict]:
@@ -217,9 +234,12 @@ def gang_held(view) -> Iterator[Finding]:
             cond = _condition(pg, "Unschedulable") or {}
             said = f"condition Unschedulable/{cond.get('reason')}: {_quote(cond.get('message'))}" if cond else \
                 "no condition yet"
-            msg = (f"component {c.name} group {g.index}: Volcano holds the gang (PodGroup {pg['metadata']['name']} "
+            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
+            msg = (f"component {c.name} group {g.index}: Volcano holds the gang"
+                   f"{': ' + queue.what if queue else ''} (PodGroup {pg['metadata']['name']} "
                    f"phase {phase}, minMember {(pg.get('spec') or {}).get('minMember')}, {said})")
         else:
+            queue = None
             words = kai_words(pg)
             if not words and not pod_words:
                 continue
@@ -228,10 +248,12 @@ def gang_held(view) -> Iterator[Finding]:
         if pod_words:
             msg += f"; the pods say {'; '.join(_quote(w) for w in pod_words[:2])}"
         msg += grove_words(view, g)
+        describe = (f"kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
+                    f"{pg['metadata'].get('namespace')} {pg['metadata']['name']}")
         yield _f(view, "gang-held", _pg_obj(pg), msg,
+                 f"{queue.fix} ({describe})" if queue else
                  "the gang needs room for all its pods at once: free GPUs or nodes, shrink nodeCount × GPUs per pod, "
-                 f"or check the queue (kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
-                 f"{pg['metadata'].get('namespace')} {pg['metadata']['name']})", c=c, g=g)
+                 f"or check the queue ({describe})", c=c, g=g)
 
 
 @check("group-pending", scope="dgd")
@@ -250,11 +272,15 @@ def group_pending(view) -> Iterator[Finding]:
                     f"({', '.join(p.name for p in waiting)}) on {waiting[0].scheduler}")
         else:
             what = f"all {len(g.pods)} pods are Pending on {', '.join(sorted({p.scheduler for p in waiting}))}"
+        found = scheduler_causes(view, waiting)
+        because = f": {'; '.join(x.what for x in found)}" if found else ""
         yield _f(view, "group-pending", view.obj(),
-                 f"component {c.name} group {g.index}: {what}: {'; '.join(_quote(w) for w in words[:3])}"
-                 + _cordoned(view) + grove_words(view, g),
-                 "act on the scheduler's reason: uncordon or add nodes, free GPUs, create the queue "
-                 f"(kubectl describe pod -n {waiting[0].namespace} {waiting[0].name})", c=c, g=g)
+                 f"component {c.name} group {g.index}: {what}{because}; the scheduler says "
+                 f"{'; '.join(_quote(w) for w in words[:3])}"
+                 + ("" if any(x.kind == "cordoned" for x in found) else _cordoned(view)) + grove_words(view, g),
+                 ("; ".join(x.fix for x in found) if found else
+                  "act on the scheduler's reason: uncordon or add nodes, free GPUs, create the queue")
+                 + f" (kubectl describe pod -n {waiting[0].namespace} {waiting[0].name})", c=c, g=g)
 
 
 def grove_words(view, g) -> str:
@@ -394,17 +420,21 @@ def controller_create_failed(view) -> Iterator[Finding]:
         for e in view.index.events.get(key, []):
             if not CREATE_FAILED.search(e.get("reason") or "") or key in seen:
                 continue
+            if evidence.superseded(key[0], view.index.objects.get(key)):
+                continue  # the controller has since created everything (its status says so)
             seen.add(key)
             who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
             comp = _canonical(view, _component_of(view, key))
             group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
-            f = Finding("controller-create-failed", "error",
-                        f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1}): "
-                        f"{_quote((e.get('message') or '')[:400])}",
-                        "fix what refuses the object (the message names it: a webhook, a quota, a policy); the "
-                        "controller retries by itself", object={"kind": key[0], "namespace": key[1], "name": key[2]},
-                        where=view.where(comp, int(group) if group and group.isdigit() else None))
-            yield f
+            said = e.get("message") or ""
+            cause = causes.create_failed(said, key[1] or view.namespace)
+            yield Finding("controller-create-failed", "error",
+                          f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1})"
+                          f"{': ' + cause.what if cause else ''}; it says {_quote(said)}",
+                          (f"{cause.fix}; " if cause else "fix what refuses the object (the message names it: a "
+                           "webhook, a quota, a policy); ") + "the controller retries by itself",
+                          object={"kind": key[0], "namespace": key[1], "name": key[2]},
+                          where=view.where(comp, int(group) if group and group.isdigit() else None))
 
 
 def _stale(obj: dict) -> Optional[str]:
@@ -413,6 +443,27 @@ def _stale(obj: dict) -> Optional[str]:
     if isinstance(gen, int) and isinstance(observed, int) and observed < gen:
         return f"has observed generation {observed} of {gen}"
     return None
+
+
+def controller_deployment(view, kind: str) -> str:
+    """Where the controller of ``kind`` runs, as its Deployment (kubectl's words for it), when one is found."""
+    from kubectl_dynamo.model import platform
+
+    match = {"the Dynamo operator": platform._is_dynamo_operator, "the LWS controller": platform._is_lws,
+             "the Grove operator": platform._is_grove}.get(CONTROLLERS.get(kind, ""))
+    deps = [d for d in (view.index.deployments if view.index else []) if match and match(d)]
+    if not deps:
+        return "that controller"
+    meta = deps[0]["metadata"]
+    return f"deployment {meta['name']} -n {meta.get('namespace')}"
+
+
+def _restart(view, kind: str, what: str) -> str:
+    where = controller_deployment(view, kind)
+    if where == "that controller":
+        return f"check {CONTROLLERS.get(kind, 'its controller')}'s {what}; restart it if it is hung"
+    return (f"kubectl logs {where}; restart it if it is hung (kubectl rollout restart {where}): its Deployment can "
+            "look Available while it does nothing")
 
 
 CONTROLLERS = {"DynamoGraphDeployment": "the Dynamo operator", "DynamoComponentDeployment": "the Dynamo operator",
@@ -437,8 +488,7 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
         if stale:
             yield Finding("controller-not-reconciling", "error",
                           f"{key[0]} {key[2]} {stale}: {CONTROLLERS[key[0]]} has not acted on its last change",
-                          "check that controller's logs; restart it if it is hung (its Deployment can look "
-                          "Available while it does nothing)",
+                          _restart(view, key[0], "logs"),
                           object={"kind": key[0], "namespace": key[1], "name": key[2]},
                           where=view.where(_canonical(view, _component_of(view, key)) if key[0] != "DynamoGraphDeployment"
                                            else None))
@@ -455,7 +505,7 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
                 yield Finding("controller-not-reconciling", "error",
                               f"the DGD's status names {kind} {name} for component {comp}, and it does not exist: "
                               f"{CONTROLLERS.get('DynamoGraphDeployment')} has not recreated it",
-                              "check the Dynamo operator's logs; re-apply the DGD or restart the operator",
+                              _restart(view, "DynamoGraphDeployment", "logs") + "; or re-apply the DGD",
                               object={"kind": kind, "namespace": view.namespace, "name": name},
                               where=view.where(_canonical(view, comp)))
 
@@ -524,5 +574,5 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
                       f"{kind} {name} says {what} but only {have} {'Ready pods' if kind == 'PodClique' else 'full groups'}"
                       f" exist: {CONTROLLERS[kind]} has stopped updating it (a stopped or hung controller; its "
                       "Deployment can still look Available)",
-                      "check that controller's process and logs; restart it",
+                      _restart(view, kind, "process and logs"),
                       object={"kind": kind, "namespace": ns, "name": name}, where=where)

@@ -64,7 +64,10 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     for rule in rules:
         unknown_codes([rule.code], rule.source)
     cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
-    emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces, name=name, only=codes,
+    # A bundle answers for the scope it was collected in: one of all namespaces is read whole unless -n
+    # (or a DGD name, which needs one) narrows it; a one-namespace bundle defaults to its namespace.
+    whole = bool(from_path) and cluster.scope is None and not opts.target.namespace and not name
+    emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces or whole, name=name, only=codes,
                           exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity,
                           ignore=rules))
 

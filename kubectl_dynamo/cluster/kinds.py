@@ -26,7 +26,7 @@ class Kind(NamedTuple):
     namespaced: bool = True
     field: Optional[str] = None  # the Snapshot list doctor fills; None = doctor does not list it
     scope: str = "all"  # all | dgd | lws | warnings | name (see the module docstring)
-    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned" (model/snapshot.py)
+    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned", "name" (model/snapshot.py)
     required: bool = False  # a Snapshot list that is [] (not None) when it cannot be read
     owner: bool = False  # may own a DGD's workloads: part of the owner tree (model/views.py)
     lineage: bool = False  # ``tree`` lists it (model/lineage.py)
@@ -49,7 +49,9 @@ KINDS: Tuple[Kind, ...] = (
     Kind("nvidia.com", "v1beta1", "dynamographdeployments", "DynamoGraphDeployment", field="dgds", scope="name",
          required=True),
     Kind("", "v1", "pods", "Pod", field="pods", scope="dgd", compact="pod", required=True),
-    Kind("", "v1", "configmaps", "ConfigMap", field="configmaps", scope="dgd", required=True),
+    # every ConfigMap of the scope, by name, as the pods reference them (not by the DGD label: `tree` and the
+    # kubelet find one that lacks it); only the names are kept
+    Kind("", "v1", "configmaps", "ConfigMap", field="configmaps", compact="name", required=True),
     Kind("nvidia.com", "v1beta1", "dynamocomponentdeployments", "DynamoComponentDeployment",
          field="componentdeployments", scope="dgd", compact="owned", owner=True, lineage=True),
     Kind("grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet", field="podcliquesets", compact="owned", owner=True,
@@ -76,6 +78,11 @@ KINDS: Tuple[Kind, ...] = (
     Kind("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", namespaced=False),
     Kind("scheduling.volcano.sh", "v1beta1", "queues", "Queue", namespaced=False),
     Kind("scheduling.run.ai", "v2", "queues", "Queue", namespaced=False),
+    # what a pod cannot be created or placed without (model/lineage.needs; the recordings of checks/causes.py)
+    Kind("", "v1", "serviceaccounts", "ServiceAccount"),
+    Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
+    Kind("", "v1", "resourcequotas", "ResourceQuota"),
+    Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False),
 )
 
 

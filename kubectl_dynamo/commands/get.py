@@ -14,6 +14,7 @@ from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F4
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.findings.finding import Finding
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
 from kubectl_dynamo.result import Result
@@ -74,16 +75,21 @@ def _replicas(view: DgdView, component: str) -> int:
     return 1 if value is None else int(value)
 
 
-def summarize_view(view: DgdView, findings: List[dict], now: datetime) -> dict:
-    """One DGD's row and its components' group rows (the ``get -o json`` contract)."""
+def summarize_view(view: DgdView, findings: List[Finding], now: datetime) -> dict:
+    """One DGD's row and its components' group rows (the ``get -o json`` contract). A finding goes on the
+    row of the group it is about (its pod's, or the component and group it names), never on another
+    component's row; the DGD's row shows the worst of all."""
     by_pod: Dict[str, List[dict]] = {}
-    general: List[dict] = []
+    by_group: Dict[tuple, List[dict]] = {}
+    general: List[dict] = []  # about the whole DGD (no component): it concerns every group
     for f in findings:
-        obj = f.get("object") or {}
+        obj = f.object or {}
         if obj.get("kind") == "Pod":
-            by_pod.setdefault(obj.get("name") or "", []).append(f)
+            by_pod.setdefault(obj.get("name") or "", []).append(f.as_json())
+        elif f.where is not None and f.where[2] is not None:
+            by_group.setdefault((str(f.where[2]).lower(), f.where[3]), []).append(f.as_json())
         else:
-            general.append(f)
+            general.append(f.as_json())
     comps = []
     totals = {"groupsReady": 0, "groupsDesired": 0, "ranksPresent": 0, "ranksDesired": 0, "restarts": 0}
     for c in view.components:
@@ -95,10 +101,11 @@ def summarize_view(view: DgdView, findings: List[dict], now: datetime) -> dict:
             ranks = sorted({p.rank for p in g.pods if p.rank is not None})
             ready = len(g.pods) == node_count and all(p.ready for p in g.pods)
             mine = [f for p in g.pods for f in by_pod.get(p.name, [])]
+            mine += by_group.get((c.name.lower(), index), []) + by_group.get((c.name.lower(), None), [])
             groups.append({"index": index, "ready": ready, "podsReady": sum(p.ready for p in g.pods),
                            "pods": len(g.pods), "ranks": ranks, "ranksDesired": node_count,
                            "restarts": sum(restarts(p.raw) for p in g.pods),
-                           "topFinding": _top(mine or general)})
+                           "topFinding": _top(mine + general)})
         totals["groupsReady"] += sum(g["ready"] for g in groups)
         totals["groupsDesired"] += desired
         totals["ranksPresent"] += sum(len(g["ranks"]) if c.expected["multinode"] else g["pods"] for g in groups)
@@ -112,7 +119,8 @@ def summarize_view(view: DgdView, findings: List[dict], now: datetime) -> dict:
             "orchestrator": view.explained.get("orchestrator"), "provider": view.explained.get("provider"),
             **totals, "creationTimestamp": created,
             "age": human_age((now - when).total_seconds()) if when else None,
-            "ready": ready_condition(view.raw), "topFinding": _top(findings), "components": comps}
+            "ready": ready_condition(view.raw), "topFinding": _top([f.as_json() for f in findings]),
+            "components": comps}
 
 
 def _top(findings: List[dict]) -> Optional[dict]:
@@ -121,8 +129,8 @@ def _top(findings: List[dict]) -> Optional[dict]:
     return min(findings, key=lambda f: (registry.RANK[f["severity"]], f["code"]))
 
 
-def findings_of(view: DgdView) -> List[dict]:
-    return [f.as_json() for f in registry.run("dgd", view)]
+def findings_of(view: DgdView) -> List[Finding]:
+    return registry.run("dgd", view)
 
 
 def names(data: dict) -> List[str]:

@@ -117,6 +117,32 @@ def container_status(pod: dict, src: Source) -> Tuple[Optional[str], int]:
     return state, int(cs.get("restartCount") or 0)
 
 
+def not_running(cluster, pod: dict, src: Source, previous: bool) -> Optional[str]:
+    """Why the source's container has no log to read (doctor's reason for the pod: the scheduler's words
+    diagnosed against the nodes, or the container's waiting reason); None when it has one."""
+    state, restarts = container_status(pod, src)
+    if state in ("running", "terminated") or (previous and restarts):
+        return None
+    info = classify(pod)
+    words = info.scheduler_words()
+    if not info.scheduled:
+        from kubectl_dynamo.checks.causes import unschedulable
+
+        try:
+            nodes = cluster.list(path_for("", "v1", "nodes")) if words else []
+        except DynamoError:
+            nodes = []  # not readable: the scheduler's own words remain
+        found = unschedulable(words, info.spec, nodes, info.namespace)
+        said = "; ".join(f"{c.what} (fix: {c.fix})" for c in found)
+        return f"Pending, not scheduled: {said or words or 'no scheduler has placed it yet'}"
+    status = pod.get("status") or {}
+    key = "initContainerStatuses" if src.init else "containerStatuses"
+    cs: dict = next((c for c in status.get(key) or [] if c.get("name") == src.container), {})
+    waiting = (cs.get("state") or {}).get("waiting") or {}
+    return (f"container {src.container} is waiting ({waiting.get('reason') or 'not started'}"
+            f"{': ' + waiting['message'] if waiting.get('message') else ''})")
+
+
 def log_params(container: str, *, follow: bool = False, previous: bool = False, since: Optional[float] = None,
                tail: Optional[int] = None, limit_bytes: Optional[int] = None) -> dict:
     """The query of GET pods/log (``collect`` reads bounded logs with it too)."""
@@ -266,7 +292,13 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
             _follow(cluster, env, name, namespace, flt, opts, pods, version, readers, printer, failed)
         else:
             queues = []
+            by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
+            idle = {src.pod: why for src in srcs
+                    if (why := not_running(cluster, by_name.get(src.pod) or {}, src, opts.previous)) is not None}
             for src in srcs:
+                if src.pod in idle:  # nothing to read: say why instead of printing nothing
+                    failed.append(f"{src.prefix}: {src.pod} has no log yet: {idle[src.pod]}")
+                    continue
                 try:
                     # a read timeout between chunks (not in total): a log that ends must not hang
                     stream = cluster.stream(log_path(src.namespace, src.pod),

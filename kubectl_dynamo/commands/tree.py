@@ -29,8 +29,16 @@ def run_tree(cluster, name: str):
             o.setdefault("kind", kind)
             objects.append(o)
     pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
-    names = {"Service": {meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
-             "ConfigMap": {meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
+    def listed(group: str, plural: str, where: Snapshot) -> Optional[set]:
+        found = list_kind(cluster, where, plural, group, "v1", plural)
+        return None if found is None else {meta(o).get("name") for o in found}
+
+    whole = Snapshot(facts=Facts(), namespace=None)  # PriorityClasses are cluster-scoped
+    names = {"Service": listed("", "services", snap), "ConfigMap": listed("", "configmaps", snap),
+             "ServiceAccount": listed("", "serviceaccounts", snap),
+             "PersistentVolumeClaim": listed("", "persistentvolumeclaims", snap),
+             "PriorityClass": listed("scheduling.k8s.io", "priorityclasses", whole)}
+    snap.skipped += whole.skipped
     secrets: Dict[str, Optional[bool]] = {}
     for pod in pods:
         for kind, secret, _ in needs(pod):
@@ -38,7 +46,10 @@ def run_tree(cluster, name: str):
                 secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
 
     def exists(kind: str, what: str) -> Optional[bool]:
-        return secrets.get(what) if kind == "Secret" else what in names.get(kind, set())
+        if kind == "Secret":
+            return secrets.get(what)
+        known = names.get(kind)
+        return None if known is None else what in known  # None: that kind may not be read
 
     data = build_tree(dgd, objects, pods, exists)
     data["skipped"] = snap.skipped

@@ -40,7 +40,8 @@ def E(code: str, severity: str, scopes: Tuple[str, ...], **kw: Any) -> Entry:
 
 
 ENTRIES: Tuple[Entry, ...] = (
-    E('permission-denied', 'warning', ('cluster', 'manifest', 'dgd'),
+    E('permission-denied', 'warning', ('cluster', 'manifest', 'dgd'), also=('error',),
+      when='error when doctor may not list the DGDs or their pods in its scope: it could not look at all, which is never "nothing in scope"',
       what='a lookup was forbidden (or failed), so that part of the answer reads *unknown*',
       why='the rest of the report stays useful, but e.g. versions or queues could not be checked',
       fix='grant the read-only role in `docs/rbac/`',

@@ -87,8 +87,9 @@ def status_of(obj: dict) -> str:
 # -- what a pod needs ----------------------------------------------------------------------------------
 
 def needs(pod: dict) -> List[Tuple[str, str, bool]]:
-    """(kind, name, optional) of the Services, ConfigMaps and Secrets a pod cannot start or resolve its
-    group without: its subdomain's headless Service, mounted / env / pull references."""
+    """(kind, name, optional) of what a pod cannot start or resolve its group without: its subdomain's
+    headless Service, the ConfigMaps and Secrets it mounts or reads (volumes, env, image pulls), its
+    ServiceAccount, PersistentVolumeClaims and PriorityClass, found the way the pod references them."""
     spec = pod.get("spec") or {}
     out: List[Tuple[str, str, bool]] = []
     if spec.get("subdomain"):
@@ -115,6 +116,15 @@ def needs(pod: dict) -> List[Tuple[str, str, bool]]:
                     out.append((kind, ref[key].get("name"), bool(ref[key].get("optional"))))
     for s in spec.get("imagePullSecrets") or []:
         out.append(("Secret", s.get("name"), False))
+    # what admission and the scheduler refuse the pod without (checks/causes.py reads their refusals)
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account and account != "default":  # the namespace's default one always exists
+        out.append(("ServiceAccount", account, False))
+    for v in spec.get("volumes") or []:
+        if (v.get("persistentVolumeClaim") or {}).get("claimName"):
+            out.append(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"], False))
+    if spec.get("priorityClassName"):
+        out.append(("PriorityClass", spec["priorityClassName"], False))
     seen, unique = set(), []
     for kind, name, optional in out:
         if name and (kind, name) not in seen:
@@ -250,7 +260,7 @@ def _insert_gangs(clique: Node, by_name: dict) -> None:
 
 
 def _needs_summary(pods: Iterable[dict], exists: Exists) -> List[dict]:
-    """Every Service/ConfigMap/Secret the DGD's groups need, present or missing, with who needs it."""
+    """Everything the DGD's groups need (``needs``), present or missing, with who needs it."""
     out: Dict[Tuple[str, str], dict] = {}
     for pod in pods:
         info = classify(pod)

@@ -70,6 +70,8 @@ class Snapshot:
         # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
         self.secrets: Dict[tuple, object] = secrets if secrets is not None else {}
         self.skipped: List[dict] = skipped if skipped is not None else []  # {"check": what, "reason": why}
+        # the reads the server refused: {"verb", "resource" (plural.group), "namespace" (None = all), "reason"}
+        self.denied: List[dict] = []
         self.requests = requests
         self.taken_at = taken_at  # RFC 3339: when the state was read (a recording's createdAt)
         self.strings = Strings()  # shared by the compact records
@@ -101,7 +103,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     status = pod.get("status") or {}
     m = {"name": meta.get("name"), "namespace": s(meta.get("namespace")),
          "labels": {s(k): s(v) for k, v in (meta.get("labels") or {}).items()}}
-    for key in ("creationTimestamp", "deletionTimestamp"):
+    for key in ("uid", "creationTimestamp", "deletionTimestamp"):  # uid: which events are about this pod
         if meta.get(key):
             m[key] = meta[key]
     groups = {k: s(v) for k, v in (meta.get("annotations") or {}).items() if k in POD_GROUP_ANNOTATIONS}
@@ -109,7 +111,15 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         m["annotations"] = groups
     if meta.get("ownerReferences"):
         m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
-    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain") if spec.get(k)}
+    sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain", "priorityClassName",
+                                        "serviceAccountName") if spec.get(k)}
+    # what the scheduler matches against the nodes (checks/causes.py names the label or taint no node fits)
+    for key in ("nodeSelector", "tolerations"):
+        if spec.get(key):
+            sp[key] = s.shared(spec[key])
+    node_affinity = (spec.get("affinity") or {}).get("nodeAffinity")
+    if node_affinity:
+        sp["affinity"] = {"nodeAffinity": s.shared(node_affinity)}
     if spec.get("schedulingGates"):
         sp["schedulingGates"] = s.shared([_pick(g, ("name",), s) for g in spec["schedulingGates"]])
     shm: Set[str] = set()
@@ -117,7 +127,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         out = []
         for c in spec.get(key) or []:
             kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
-            kept.update((k, c[k]) for k in PROBES if c.get(k))
+            kept.update((k, c[k]) for k in PROBES + ("resources",) if c.get(k))
             mounts = [{"name": s(v.get("name")), "mountPath": SHM} for v in c.get("volumeMounts") or []
                       if v.get("mountPath") == SHM]
             if mounts:
@@ -126,8 +136,9 @@ def compact_pod(pod: dict, s: Strings) -> dict:
             out.append(kept)
         if out:
             sp[key] = s.shared(out)
-    if shm:
-        sp["volumes"] = s.shared([v for v in spec.get("volumes") or [] if v.get("name") in shm])
+    volumes = [v for v in spec.get("volumes") or [] if v.get("name") in shm or v.get("persistentVolumeClaim")]
+    if volumes:  # /dev/shm (shm-size) and the claims a pod waits for (checks/causes.py)
+        sp["volumes"] = s.shared(volumes)
     st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
     conditions = [_pick(c, ("type", "status", "reason", "message"), s) for c in status.get("conditions") or []
                   if c.get("type") in POD_CONDITIONS]
@@ -161,6 +172,11 @@ def compact_node(node: dict, s: Strings) -> dict:
     return out
 
 
+def _name_only(obj: dict, s: Strings) -> dict:
+    meta = obj.get("metadata") or {}
+    return {"metadata": {"name": meta.get("name"), "namespace": s(meta.get("namespace"))}}
+
+
 def compact_owned(obj: dict, s: Strings) -> dict:
     """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
     as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
@@ -190,6 +206,8 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
         raise
     except Forbidden as e:
         snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
+        snap.denied.append({"verb": "list", "resource": f"{plural}.{group}" if group else plural,
+                            "namespace": snap.namespace, "reason": e.message})
     except NotFound as e:
         snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
     except DynamoError as e:
@@ -213,7 +231,8 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     dgd_selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
     selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
                  "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
-    slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned}
+    slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned,
+                                                      "name": _name_only}
     for kind in kinds.SNAPSHOT:
         if kind.when and kind.when not in groups:
             continue  # its controller is not installed
@@ -227,7 +246,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         label_selector, field_selector = selectors[kind.scope]
         items = list_kind(cluster, snap, kinds.NAMES[kind], kind.group, kind.version, kind.plural,
                           label_selector=label_selector, field_selector=field_selector,
-                          slim=slims[kind.compact] if compact else None)
+                          slim=slims[kind.compact] if compact or kind.compact == "name" else None)
         setattr(snap, kind.field or "", [] if items is None and kind.required else items)
         if kind.field == "dgds" and not snap.dgds:
             break  # nothing in scope to diagnose: no other kind is read
@@ -256,6 +275,8 @@ def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str
             snap.secrets[key] = None
         except Forbidden as e:
             snap.skipped.append({"check": "ssh-secret-missing", "reason": f"forbidden: {e.message}"})
+            snap.denied.append({"verb": "get", "resource": f"secret {name}", "namespace": namespace,
+                                "reason": e.message})
             snap.secrets[key] = UNKNOWN
         snap.requests = cluster.requests
     return snap.secrets[key]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.cluster import kinds
+from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DEFAULT_SCHEDULER,
@@ -204,7 +205,7 @@ class Index:
     nodes: Optional[Dict[str, dict]]  # None when nodes could not be read
     volcano_podgroups: Optional[Dict[tuple, dict]]
     kai_podgroups: Optional[Dict[tuple, dict]]
-    events: Dict[EventKey, List[dict]]
+    events: Dict[EventKey, List[dict]]  # only those about the live object of each name (model/evidence.py)
     objects: Dict[Key, dict]
     children: Dict[Key, List[Key]]
     deployments: List[dict]
@@ -246,10 +247,8 @@ def build_index(snapshot) -> Index:
     for key, o in objects.items():
         for ref in (o.get("metadata") or {}).get("ownerReferences") or []:
             children.setdefault((ref.get("kind"), key[1], ref.get("name")), []).append(key)
-    events: Dict[EventKey, List[dict]] = {}
-    for e in snapshot.events:
-        io = e.get("involvedObject") or {}
-        events.setdefault((io.get("kind"), io.get("namespace"), io.get("name")), []).append(e)
+    live: Dict[tuple, dict] = {**objects, **{_key(d, "DynamoGraphDeployment"): d for d in snapshot.dgds}}
+    events = evidence.live_events(snapshot.events, live.get)
     nodes = snapshot.facts.nodes
     return Index(nodes={n["metadata"]["name"]: n for n in nodes} if nodes is not None else None,
                  volcano_podgroups=vpg if snapshot.volcano_podgroups is not None else None,

@@ -76,6 +76,8 @@ def format_doctor(r: dict, wide: bool, color: bool, width: Optional[int] = None,
                              f"{g['podsReady']}/{c['nodeCount']}", ranks, c.get("mode", "")])
     if rows:
         out.append(grid(rows, ["dgd", "component", "group", "ready", "ranks", "mode"], width))
+    elif any(f["code"] == "permission-denied" and "dynamographdeployments" in f["message"] for f in r["findings"]):
+        out.append("DynamoGraphDeployments could not be listed in this scope (permission-denied below).")
     else:
         out.append("No DynamoGraphDeployments in scope.")
     shown = [f for f in r["findings"] if at_least(f["severity"], min_severity)]

@@ -12,6 +12,7 @@ The controllers join the shared sandbox for this module only; see tests/conftest
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -232,3 +233,167 @@ def test_volcano_admission_refuses_a_leader_before_its_podgroup(controllers, ns)
         sandbox.stop_controllers("volcano-admission")
         sandbox.kubectl("delete", "queues.scheduling.volcano.sh", ns, "--ignore-not-found", "--wait=false",
                         check=False)
+
+
+# -- doctor on what the real controllers leave behind -------------------------------------------------
+DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"  # ai-dynamo/dynamo deploy/operator api consts (KubeLabelDynamoGraphDeploymentName)
+COMPONENT_LABEL = "nvidia.com/dynamo-component"
+SA = "llm-discovery"
+# kube-apiserver's ServiceAccount admission (kubernetes@v1.33 plugin/pkg/admission/serviceaccount/admission.go):
+# "error looking up service account %s/%s: %v" around the NotFound 'serviceaccount "%s" not found'.
+SA_REFUSED = f'serviceaccount "{SA}" not found'
+
+
+def _dgd_objects(sandbox, ns: str, *, node_selector: dict | None = None) -> None:
+    """A DGD (no operator runs here) and the LeaderWorkerSet the operator would make for its one
+    multinode component, owned by the DGD and labelled as the operator labels its pod templates."""
+    from tests.integration import scenarios as s
+
+    doc = s.dgd("llm", ns, "sglang", nodes=2, gpus=1, lws=True)
+    sandbox.kubectl("apply", "-f", "-", input=json.dumps(doc))
+    uid = get(sandbox, "dynamographdeployments.nvidia.com", "llm", "-n", ns)["metadata"]["uid"]
+    obj = lws("llm-decode-0", ns, replicas=1, size=2, gpus=1, pool=POOL)
+    labels = {DGD_LABEL: "llm", COMPONENT_LABEL: "decode"}
+    obj["metadata"]["labels"] = labels
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+                                          "name": "llm", "uid": uid, "controller": True, "blockOwnerDeletion": True}]
+    for role in ("leaderTemplate", "workerTemplate"):
+        template = obj["spec"]["leaderWorkerTemplate"][role]
+        template["metadata"] = {"labels": labels}
+        template["spec"]["serviceAccountName"] = SA
+        if node_selector:
+            template["spec"]["nodeSelector"] = {**template["spec"].get("nodeSelector", {}), **node_selector}
+    sandbox.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+
+def _delete_dgd(sandbox, ns: str) -> None:
+    sandbox.kubectl("delete", "dynamographdeployments.nvidia.com", "llm", "-n", ns, "--cascade=foreground",
+                    "--timeout=120s")
+    until("the LeaderWorkerSet, StatefulSets and pods gone", lambda: not items(sandbox, "lws", "-n", ns) and not
+          items(sandbox, "statefulsets", "-n", ns) and not items(sandbox, "pods", "-n", ns))
+
+
+def _doctor(sandbox, ns: str, *extra: str, kubeconfig=None) -> tuple:
+    from tests.conftest import run_cli
+
+    proc = run_cli("doctor", *(extra or ("-n", ns)), "-o", "json", "--kubeconfig",
+                   str(kubeconfig or sandbox.kubeconfig))
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _ours(data: dict, ns: str, severity: str = "error") -> list:
+    """The findings at ``severity`` about objects of the test's namespace (the shared sandbox has no Dynamo
+    operator: cluster findings about it are not this test's subject)."""
+    return [f for f in data["findings"] if f["severity"] == severity and (f["object"] or {}).get("namespace") == ns]
+
+
+def _running(sandbox, ns: str) -> dict:
+    return until("both pods Running and Ready", lambda: (lambda p: p if len(p) == 2 and all(
+        x["status"].get("phase") == "Running" and any(c["type"] == "Ready" and c["status"] == "True"
+                                                      for c in x["status"].get("conditions", []))
+        for x in p.values()) else None)(pods_of(sandbox, ns, "llm-decode-0")), timeout=180)
+
+
+@pytest.fixture
+def dgd_crds(controllers):
+    """The Dynamo CRDs beside the running controllers' own (World.ensure would swap the LWS set for the
+    chart copy in tests/data/crds)."""
+    world = w.World(controllers)
+    controllers.kubectl("apply", "--server-side", "--force-conflicts",
+                        *[a for f in w.crd_files("dynamo") for a in ("-f", str(f))])
+    world.wait_established(w.crd_names("dynamo"))
+    return controllers
+
+
+def test_doctor_after_fail_repair_recreate(dgd_crds, ns):
+    """Fail (missing ServiceAccount), repair, delete and re-create with the same names, then re-create with
+    another fault: doctor reports each failure once, with its cause, and nothing about earlier objects."""
+    sandbox = dgd_crds
+    _dgd_objects(sandbox, ns)
+    # The leader StatefulSet cannot create its pod: the statefulset controller's FailedCreate
+    # (kubernetes pkg/controller/statefulset/stateful_pod_control.go "create Pod %s in StatefulSet %s failed error: %s").
+    until("the StatefulSet's FailedCreate", lambda: [
+        e for e in items(sandbox, "events", "-n", ns, "--field-selector", "reason=FailedCreate")
+        if e["involvedObject"]["kind"] == "StatefulSet" and SA_REFUSED in e["message"]])
+    rc, data = _doctor(sandbox, ns)
+    (f,) = [f for f in _ours(data, ns) if f["code"] == "controller-create-failed"]
+    assert f["object"] == {"kind": "StatefulSet", "namespace": ns, "name": "llm-decode-0"}
+    assert f"ServiceAccount {ns}/{SA} does not exist" in f["message"] and SA_REFUSED in f["message"]
+    assert f"kubectl create serviceaccount -n {ns} {SA}" in f["hint"]
+    assert rc == 1
+
+    # Repaired: the same StatefulSet (same UID) creates its pods; its FailedCreate events stay an hour.
+    sandbox.kubectl("create", "serviceaccount", "-n", ns, SA)
+    _running(sandbox, ns)
+    sts = get(sandbox, "statefulset", "llm-decode-0", "-n", ns)
+    until("the StatefulSet's status counts its pod", lambda: get(sandbox, "statefulset", "llm-decode-0", "-n", ns)
+          .get("status", {}).get("replicas") == 1)
+    rc, data = _doctor(sandbox, ns)
+    assert _ours(data, ns) == [], data["findings"]
+
+    # Deleted and applied again under the same names: the old StatefulSet's events name another UID.
+    _delete_dgd(sandbox, ns)
+    _dgd_objects(sandbox, ns)
+    _running(sandbox, ns)
+    assert get(sandbox, "statefulset", "llm-decode-0", "-n", ns)["metadata"]["uid"] != sts["metadata"]["uid"]
+    assert [e for e in items(sandbox, "events", "-n", ns, "--field-selector", "reason=FailedCreate")
+            if SA_REFUSED in e["message"]], "the earlier object's events are still there"
+    rc, data = _doctor(sandbox, ns)
+    assert _ours(data, ns) == [], data["findings"]
+
+    # Re-created with another fault: that fault, not the old refusal, is what doctor names.
+    _delete_dgd(sandbox, ns)
+    _dgd_objects(sandbox, ns, node_selector={"nvidia.com/gpu.product": "NVIDIA-B200"})
+    until("both pods unschedulable", lambda: (lambda p: len(p) == 2 and all(any(
+        c["type"] == "PodScheduled" and c["status"] == "False" for c in x["status"].get("conditions", []))
+        for x in p.values()))(pods_of(sandbox, ns, "llm-decode-0")))
+    rc, data = _doctor(sandbox, ns)
+    codes = sorted({f["code"] for f in _ours(data, ns)})
+    assert "controller-create-failed" not in codes, data["findings"]
+    # kube-scheduler's nodeaffinity reason, diagnosed: the label no node has (the DGD is the object)
+    (pending,) = [f for f in data["findings"] if f["code"] == "group-pending"
+                  if f["object"] == {"kind": "DynamoGraphDeployment", "namespace": ns, "name": "llm"}]
+    # (the sandbox's other nodes carry nvidia.com/gpu.product; only kd-real-gpu the test's pool label)
+    assert "nvidia.com/gpu.product=NVIDIA-B200 (nodes have nvidia.com/gpu.product: " in pending["message"]
+    assert rc == 1
+
+
+def test_a_namespace_token_never_passes_a_scope_it_cannot_read(dgd_crds, ns, tmp_path):
+    """A ServiceAccount bound (RoleBinding) to the read-only role in one namespace: doctor -A is an error
+    naming what it could not list; doctor -n NS reads that namespace and diagnoses it."""
+    sandbox = dgd_crds
+    _dgd_objects(sandbox, ns)
+    sandbox.kubectl("create", "serviceaccount", "-n", ns, SA)
+    _running(sandbox, ns)
+    rbac = Path(__file__).resolve().parents[2] / "docs" / "rbac" / "doctor-readonly.yaml"
+    sandbox.kubectl("apply", "-f", str(rbac))
+    sandbox.kubectl("create", "serviceaccount", "-n", ns, "viewer")
+    sandbox.kubectl("create", "rolebinding", "-n", ns, "viewer", "--clusterrole=kubectl-dynamo-doctor",
+                    f"--serviceaccount={ns}:viewer")
+    token = sandbox.kubectl("create", "token", "-n", ns, "viewer").stdout.strip()
+    config = json.loads(sandbox.kubectl("config", "view", "--raw", "-o", "json").stdout)
+    cluster = config["clusters"][0]
+    kubeconfig = tmp_path / "viewer.kubeconfig"
+    kubeconfig.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": "viewer", "user": {"token": token}}],
+        "contexts": [{"name": "viewer", "context": {"cluster": cluster["name"], "user": "viewer", "namespace": ns}}],
+        "current-context": "viewer"}))
+
+    rc, data = _doctor(sandbox, ns, "-A", kubeconfig=kubeconfig)
+    assert rc == 1
+    denied = [f for f in data["findings"] if f["code"] == "permission-denied" and f["severity"] == "error"]
+    assert [f["message"].split(":")[0] for f in denied] == [
+        "cannot list dynamographdeployments.nvidia.com in all namespaces"], data["findings"]
+    # the server's own words name the user and the verb
+    assert f'"system:serviceaccount:{ns}:viewer" cannot list resource "dynamographdeployments"' in denied[0]["message"]
+
+    rc, data = _doctor(sandbox, ns, "-n", ns, kubeconfig=kubeconfig)
+    assert [d["name"] for d in data["deployments"]] == ["llm"]
+    assert data["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 2, "ranks": [0, 1]}]
+    # cluster-wide reads are refused and said so (warnings); nothing in the namespace is a false error
+    assert _ours(data, ns) == [], data["findings"]
+    warned = {f["message"].split(":")[0] for f in data["findings"] if f["code"] == "permission-denied"}
+    assert any("nodes" in w for w in warned), data["findings"]
+    assert all(f["severity"] == "warning" for f in data["findings"] if f["code"] == "permission-denied")

@@ -863,7 +863,8 @@ MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
 UNREACHED: Dict[Tuple[str, str], str] = {
     ("permission-denied", "manifest"): "explain.run_live adds it for a live DGD's unreadable context; it reads "
                                        "the DGD and the context from a cluster",
-    ("permission-denied", "dgd"): "doctor lists unreadable lookups under `skipped`, not as findings",
+    ("permission-denied", "dgd"): "doctor reports each read the server refused itself (model/views.denied, "
+                                  "tests/unit/test_doctor_recorded.py), not through a per-DGD check",
 }
 
 TABLES = {"cluster": CLUSTER, "manifest": MANIFEST, "dgd": DGD, "exec": EXEC}

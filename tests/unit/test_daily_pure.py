@@ -151,7 +151,10 @@ def test_recorded_pods_sit_under_their_real_owners(state, dgd):
         # the worker StatefulSet is owned by the leader pod in the recording; shown beside the leader's
         worker_sts = [n for _, n in walk(tree) if n["kind"] == "StatefulSet" and (n["via"] or "").startswith("owned by")]
         assert worker_sts and all(parents[id(s)]["kind"] == "LeaderWorkerSet" for s in worker_sts)
-    assert all(n["present"] for n in tree["needs"]), tree["needs"]  # a healthy state needs nothing missing
+    # a healthy state needs nothing missing; ServiceAccounts were not recorded (unknown, never "missing")
+    assert all(n["present"] or (n["present"] is None and n["kind"] == "ServiceAccount") for n in tree["needs"]), \
+        tree["needs"]
+    assert any(n["kind"] == "ServiceAccount" and n["name"] == f"{dgd}-k8s-service-discovery" for n in tree["needs"])
 
 
 # -- get ----------------------------------------------------------------------------------------------
@@ -333,3 +336,15 @@ def test_collect_refuses_what_it_must_not_do(tmp_path):
     with pytest.raises(NotFound):
         run_collect(source, tty_env(False), name="nope", all_namespaces=False, output=str(tmp_path / "y.tar.gz"))
     assert not (tmp_path / "y.tar.gz").exists()
+
+
+def test_get_puts_a_groups_finding_on_its_own_row():
+    """lws-cordoned (recorded): vllm-mn's decode group is Pending; its Frontend runs. The decode row shows
+    group-pending, the Frontend row does not (it is another component's problem)."""
+    result = run_get(RecordedCluster(str(RECORDED / "lws-cordoned"), "llm"), Env(datetime.now(timezone.utc)),
+                     all_namespaces=False, name="vllm-mn")
+    (d,) = result.data["deployments"]
+    rows = {c["name"]: c["groups"] for c in d["components"]}
+    assert [g["topFinding"]["code"] for g in rows["decode"]] == ["group-pending"]
+    assert all((g["topFinding"] or {}).get("code") != "group-pending" for g in rows["Frontend"]), rows["Frontend"]
+    assert d["topFinding"]["code"] == "group-pending"

@@ -124,4 +124,53 @@ def test_held_grove_gang_quotes_grove_and_the_cordoned_nodes_are_counted():
     assert 'PodCliqueScheduled False: "Insufficient scheduled pods. expected at least: 4, found: 0"' in held["message"]
     result, _ = run(RECORDED / "lws-cordoned")
     (pending,) = [f for f in result["findings"] if f["code"] == "group-pending"]
-    assert "(4 of 4 nodes are cordoned: gpu-node-0" in pending["message"]
+    assert "4 of 4 nodes are cordoned (gpu-node-0, gpu-node-1, gpu-node-2, gpu-node-3)" in pending["message"]
+    assert pending["hint"].startswith("kubectl uncordon gpu-node-0 gpu-node-1 gpu-node-2 gpu-node-3")
+
+
+def _forbid(tmp_path, state: str, group: str, version: str, resource: str, reason: str) -> Path:
+    dest = tmp_path / state
+    shutil.copytree(RECORDED / state, dest)
+    manifest = json.loads((dest / "manifest.json").read_text())
+    manifest["resources"] = [r for r in manifest["resources"] if r["resource"] != resource]
+    manifest["forbidden"] = [{"group": group, "version": version, "resource": resource, "reason": reason}]
+    (dest / "manifest.json").write_text(json.dumps(manifest))
+    return dest
+
+
+def test_an_unlistable_scope_is_an_error_never_nothing_in_scope(tmp_path):
+    """A token that may not list DGDs in all namespaces: doctor -A must not say "No DynamoGraphDeployments in
+    scope. 0 errors" and pass; it names the verb, the resource and the scope, and exits 1."""
+    from kubectl_dynamo.commands.doctor import run_doctor
+
+    reason = ('dynamographdeployments.nvidia.com is forbidden: User "system:serviceaccount:llm:viewer" cannot list '
+              'resource "dynamographdeployments" in API group "nvidia.com" at the cluster scope')
+    state = _forbid(tmp_path, "lws-healthy", "nvidia.com", "v1beta1", "dynamographdeployments", reason)
+    result = run_doctor(RecordedCluster(str(state)), all_namespaces=True)
+    assert result.exit_code == 1
+    (f,) = [f for f in result.data["findings"] if f["code"] == "permission-denied" and f["severity"] == "error"]
+    assert f["message"] == f"cannot list dynamographdeployments.nvidia.com in all namespaces: {reason}"
+    assert "-n NAMESPACE" in f["hint"]
+    table = format_doctor(result.data, wide=False, color=False)
+    assert "No DynamoGraphDeployments in scope" not in table and "could not be listed" in table
+
+
+def test_unlistable_pods_are_an_error_and_other_refusals_a_warning(tmp_path):
+    from kubectl_dynamo.commands.doctor import run_doctor
+
+    reason = 'pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "llm"'
+    state = _forbid(tmp_path, "lws-healthy", "", "v1", "pods", reason)
+    result = run_doctor(RecordedCluster(str(state), namespace="llm"), all_namespaces=False)
+    denied = [f for f in result.data["findings"] if f["code"] == "permission-denied"]
+    assert [(f["severity"], f["message"]) for f in denied] == [
+        ("error", f"cannot list pods in namespace llm: {reason}")]
+    assert result.exit_code == 1
+    # and no check claims the groups have no pods: they were not seen
+    assert [f["code"] for f in result.data["findings"] if f["severity"] == "error"] == ["permission-denied"]
+    assert {"check": "per-DGD checks", "reason": "pods could not be listed"} in result.data["skipped"]
+    # the healthy recording with Volcano's PodGroups refused: a warning, the rest of the report stands
+    reason = 'podgroups.scheduling.volcano.sh is forbidden: User "viewer" cannot list resource "podgroups"'
+    state = _forbid(tmp_path / "pg", "lws-healthy", "scheduling.volcano.sh", "v1beta1", "podgroups", reason)
+    result = run_doctor(RecordedCluster(str(state)), all_namespaces=True)
+    (f,) = [f for f in result.data["findings"] if f["code"] == "permission-denied"]
+    assert f["severity"] == "warning" and "cannot list podgroups.scheduling.volcano.sh in all namespaces" in f["message"]

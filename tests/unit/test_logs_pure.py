@@ -181,3 +181,23 @@ def test_a_cut_line_stays_whole_and_in_place():
     assert out == ["decode/0/1(worker) b1", "decode/0/0(leader) " + "x" * 11,
                    "decode/0/0(leader) " + "x" * 9 + " tail-of-the-line", "decode/0/1(worker) b3",
                    "decode/0/0(leader) a4"]
+
+
+def test_a_pod_that_is_not_running_says_why():
+    """doctor's reason for a Pending pod, on the recorded real state lws-cordoned (tests/data/recorded): the
+    scheduler's "4 node(s) were unschedulable" read against the nodes, with the fix."""
+    from pathlib import Path
+
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.commands.logs import not_running
+
+    cluster = RecordedCluster(str(Path(__file__).resolve().parent.parent / "data" / "recorded" / "lws-cordoned"))
+    pods = cluster.list(path_for("", "v1", "pods", "llm"))
+    pending = next(p for p in pods if not p["spec"].get("nodeName"))
+    running = next(p for p in pods if p["spec"].get("nodeName"))
+    src = lambda p: Source("llm", p["metadata"]["name"], "", "decode", 0, 0, "leader", "main")  # noqa: E731
+    why = not_running(cluster, pending, src(pending), False)
+    assert why is not None and why.startswith("Pending, not scheduled: 4 of 4 nodes are cordoned (gpu-node-0")
+    assert "kubectl uncordon gpu-node-0" in why
+    assert not_running(cluster, running, src(running), False) is None

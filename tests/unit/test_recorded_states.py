@@ -69,7 +69,9 @@ def test_states_are_recorded_by_the_real_controllers():
     for state in STATES:
         source = json.loads((RECORDED / state / "manifest.json").read_text())["source"]
         assert source["tool"] == "scripts/record-states" and state == f"{source['stack']}-{source['scenario']}"
-        assert source["versions"]["dynamo-operator"].endswith("2a6da14c83617f5412caba5777dbf0e2399e9c5f")
+        # lws-direct: no operator process ran; what it had rendered in lws-healthy was applied (PROVENANCE.md)
+        operator = "dynamo-operator-rendering" if source["stack"] == "lws-direct" else "dynamo-operator"
+        assert source["versions"][operator].endswith("2a6da14c83617f5412caba5777dbf0e2399e9c5f")
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -253,6 +255,16 @@ def test_doctor_from_option_runs_on_a_recording():
     assert proc.exit_code == 0, proc.output
     out = json.loads(proc.output)
     assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
+
+
+def test_doctor_from_defaults_to_the_bundles_scope():
+    """The recordings were made of all namespaces (manifest namespace null): without -A doctor reads them
+    whole, not the namespace "default" where nothing is; -n still narrows."""
+    state = str(RECORDED / "lws-healthy")
+    out = json.loads(CliRunner().invoke(cli, ["doctor", "--from", state, "-o", "json"]).output)
+    assert {d["name"] for d in out["deployments"]} == {"vllm-mn", "trtllm-mn", "sglang-mn"}
+    out = json.loads(CliRunner().invoke(cli, ["doctor", "--from", state, "-n", "default", "-o", "json"]).output)
+    assert out["deployments"] == []
 
 
 def test_doctor_from_exit_codes(tmp_path):

@@ -1,0 +1,346 @@
+"""What the scheduler's and the controllers' sentences mean, and the fix: pure functions on their words,
+the pod that waits and the nodes there are.
+
+The sentences, as the real components write them (recorded in tests/data/recorded/lws-direct-*):
+
+- kube-scheduler (kubernetes@v1.33 pkg/scheduler/framework/types.go ``FitError.Error``): "0/N nodes are
+  available: [PreFilter message. ]<count> <reason>, <count> <reason>. preemption: ..."; the reasons of
+  the plugins tainttoleration ("node(s) had untolerated taint {key: value}"), nodeaffinity ("node(s)
+  didn't match Pod's node affinity/selector"), volumebinding ('persistentvolumeclaim "x" not found',
+  "pod has unbound immediate PersistentVolumeClaims"), noderesources ("Insufficient <resource>"),
+  nodeunschedulable ("node(s) were unschedulable").
+- The statefulset controller's ``FailedCreate`` event: "create Pod P in StatefulSet S failed error: <the
+  API server's refusal>", where the admission plugins say: ResourceQuota (plugin/pkg/admission/
+  resourcequota: "exceeded quota: Q, requested: r=v, used: r=v, limited: r=v"), PodSecurity
+  (staging/src/k8s.io/pod-security-admission: 'violates PodSecurity "level:version": violation (detail),
+  ...'), Priority (plugin/pkg/admission/priority: "no PriorityClass with name X was found"),
+  ServiceAccount (plugin/pkg/admission/serviceaccount: 'error looking up service account NS/SA:
+  serviceaccount "SA" not found'), webhooks (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook:
+  'failed calling webhook "W": failed to call webhook: Post "URL": error', 'admission webhook "W" denied
+  the request: reason').
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+GPU = "nvidia.com/gpu"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One diagnosis: what is wrong, in the objects' terms, and the concrete fix."""
+
+    what: str
+    fix: str
+    kind: str  # a short name of the class (taint, selector, pvc-missing, ...), for tests and callers
+
+
+# -- quantities -----------------------------------------------------------------------------------
+_SUFFIX = {"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+           "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$")
+
+
+def quantity(value) -> Optional[float]:
+    """A Kubernetes resource quantity (k8s.io/apimachinery pkg/api/resource) as a number; None if unreadable."""
+    m = _QUANTITY.match(str(value).strip()) if value is not None else None
+    if not m or m.group(2) not in _SUFFIX:
+        return None
+    try:
+        return float(m.group(1)) * _SUFFIX[m.group(2)]
+    except ValueError:
+        return None
+
+
+def _show(n: float) -> str:
+    return str(int(n)) if float(n).is_integer() else f"{n:g}"
+
+
+def pod_request(spec: dict, resource: str) -> Optional[float]:
+    """What a pod asks of ``resource``: the sum over its containers (requests, else limits, as the API server
+    defaults them), or the largest init container's if that is more (kubernetes pkg/api/v1/resource)."""
+    def one(c: dict) -> float:
+        r = c.get("resources") or {}
+        return quantity((r.get("requests") or {}).get(resource, (r.get("limits") or {}).get(resource))) or 0.0
+
+    total = sum(one(c) for c in spec.get("containers") or [])
+    init = max((one(c) for c in spec.get("initContainers") or []), default=0.0)
+    value = max(total, init)
+    return value or None
+
+
+# -- nodes ----------------------------------------------------------------------------------------
+def _meta(obj: dict) -> dict:
+    return obj.get("metadata") or {}
+
+
+def _names(nodes: Iterable[dict], limit: int = 4) -> str:
+    names = sorted(_meta(n).get("name", "?") for n in nodes)
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _allocatable(node: dict) -> dict:
+    return (node.get("status") or {}).get("allocatable") or {}
+
+
+# -- the scheduler --------------------------------------------------------------------------------
+_TAINT = re.compile(r"untolerated taint \{([^:{}]+): ?([^{}]*)\}")
+_INSUFFICIENT = re.compile(r"Insufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])")
+_PVC_MISSING = re.compile(r'persistentvolumeclaim "([^"]+)" not found')
+AFFINITY = "didn't match Pod's node affinity/selector"
+UNBOUND = "unbound immediate PersistentVolumeClaims"
+CORDONED = "node(s) were unschedulable"
+
+
+def _toleration(key: str, value: str, effect: Optional[str]) -> str:
+    parts = [f"key: {key}", f"operator: {'Equal' if value else 'Exists'}"]
+    if value:
+        parts.append(f"value: {value}")
+    if effect:
+        parts.append(f"effect: {effect}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _taint_cause(key: str, value: str, nodes: List[dict]) -> Cause:
+    tainted = [(n, t) for n in nodes for t in (n.get("spec") or {}).get("taints") or []
+               if t.get("key") == key and (t.get("value") or "") == value]
+    effects = sorted({t.get("effect") for _, t in tainted if t.get("effect")})
+    taint = f"{key}={value}" if value else key
+    where = f"nodes {_names(n for n, _ in tainted)}" if tainted else "the nodes"
+    tolerations = "; ".join(_toleration(key, value, e) for e in effects) or _toleration(key, value, None)
+    return Cause(f"{where} carry taint {taint}{':' + '/'.join(effects) if effects else ''}, which the pods do not "
+                 "tolerate",
+                 f"add the toleration {tolerations} to the component's podTemplate.spec.tolerations (the operator "
+                 f"copies it to every pod), or remove the taint (kubectl taint node NODE {taint}"
+                 f"{':' + effects[0] if effects else ''}-)", "taint")
+
+
+def _selector_terms(spec: dict) -> List[Tuple[str, str, List[str]]]:
+    """(key, operator, values) the pod requires of a node: nodeSelector, then required node affinity."""
+    out = [(k, "In", [str(v)]) for k, v in (spec.get("nodeSelector") or {}).items()]
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    for term in required.get("nodeSelectorTerms") or []:
+        for e in term.get("matchExpressions") or []:
+            out.append((e.get("key", ""), e.get("operator", "In"), [str(v) for v in e.get("values") or []]))
+    return out
+
+
+def _matches(labels: dict, key: str, op: str, values: List[str]) -> bool:
+    has = key in labels
+    return {"In": has and labels.get(key) in values, "NotIn": not has or labels.get(key) not in values,
+            "Exists": has, "DoesNotExist": not has}.get(op, True)
+
+
+def _selector_cause(spec: dict, nodes: List[dict]) -> Optional[Cause]:
+    terms = _selector_terms(spec)
+    if not terms or not nodes:
+        return None
+    labels = [_meta(n).get("labels") or {} for n in nodes]
+    if any(all(_matches(lb, k, op, vs) for k, op, vs in terms) for lb in labels):
+        return None  # some node fits them all: the scheduler's reason is about something else too
+    unmet = [(k, op, vs) for k, op, vs in terms if not any(_matches(lb, k, op, vs) for lb in labels)]
+
+    def want(k: str, op: str, vs: List[str]) -> str:
+        return f"{k}={','.join(vs)}" if op == "In" else f"{k} {op} {','.join(vs)}".rstrip()
+
+    if unmet:
+        said = []
+        for k, op, vs in unmet:
+            have = sorted({lb[k] for lb in labels if k in lb})
+            said.append(f"{want(k, op, vs)} (nodes have {k}: {', '.join(have)})" if have else
+                        f"{want(k, op, vs)} (no node has label {k})")
+        first = unmet[0]
+    else:  # each term is met somewhere, never all on one node
+        said = [f"no node has all of {', '.join(want(*t) for t in terms)} ("
+                + "; ".join(f"{want(*t)}: {_names(n for n, lb in zip(nodes, labels) if _matches(lb, *t))}"
+                            for t in terms) + ")"]
+        first = terms[-1]
+    return Cause(f"no node matches the pods' node selector/affinity: {'; '.join(said)}",
+                 "change the component's podTemplate.spec nodeSelector/affinity to a label the nodes have, or label "
+                 f"the nodes meant for it (kubectl label node NODE {first[0]}={(first[2] or [''])[0]})", "selector")
+
+
+def _insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional[Cause]:
+    have = {r for n in nodes for r in _allocatable(n)}
+    if have and resource not in have:
+        close = difflib.get_close_matches(resource, sorted(have), n=1, cutoff=0.6)
+        meant = f"; it probably means {close[0]}" if close else ""
+        return Cause(f"no node has resource {resource} at all (nodes offer {', '.join(sorted(have))}){meant}",
+                     f"request {close[0] if close else 'a resource the nodes offer'} instead of {resource} in the "
+                     "component's resources (podTemplate containers' limits)", "unknown-resource")
+    want = pod_request(spec, resource)
+    sizes = [(quantity(_allocatable(n).get(resource)) or 0.0, n) for n in nodes if resource in _allocatable(n)]
+    if want is None or not sizes:
+        return None
+    largest, node = max(sizes, key=lambda s: s[0])
+    if want > largest:
+        return Cause(f"each pod requests {_show(want)} {resource}, more than any node has (the largest, "
+                     f"{_meta(node).get('name')}, has {_show(largest)} allocatable): no node can ever fit it",
+                     f"request at most {_show(largest)} {resource} per pod (more nodes per group instead: nodeCount "
+                     f"× {resource} per pod is the group's total), or add nodes with more {resource}", "too-big")
+    return None
+
+
+def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]], namespace: str) -> List[Cause]:
+    """The causes in a scheduler's sentence for one waiting pod (its spec) on these nodes; [] when none is
+    understood (the sentence is then quoted as it is)."""
+    if not words:
+        return []
+    nodes = nodes or []
+    out: List[Cause] = []
+    for key, value in dict.fromkeys(_TAINT.findall(words)):
+        out.append(_taint_cause(key, value.strip(), nodes))
+    if AFFINITY in words:
+        cause = _selector_cause(spec, nodes)
+        if cause:
+            out.append(cause)
+    for claim in dict.fromkeys(_PVC_MISSING.findall(words)):
+        out.append(Cause(f"PersistentVolumeClaim {namespace}/{claim} does not exist",
+                         f"create PersistentVolumeClaim {claim} in namespace {namespace}, or fix the claimName in the "
+                         "component's podTemplate volumes", "pvc-missing"))
+    if UNBOUND in words:
+        claims = [v["persistentVolumeClaim"]["claimName"] for v in spec.get("volumes") or []
+                  if (v.get("persistentVolumeClaim") or {}).get("claimName")]
+        named = ", ".join(f"{namespace}/{c}" for c in claims) or "the pods' claims"
+        out.append(Cause(f"PersistentVolumeClaim {named} is not bound to a volume",
+                         f"kubectl describe pvc -n {namespace} {' '.join(claims)}: give it a StorageClass that "
+                         "exists and provisions, or create a PersistentVolume that matches it", "pvc-unbound"))
+    if CORDONED in words:
+        cordoned = [n for n in nodes if (n.get("spec") or {}).get("unschedulable")]
+        if cordoned:
+            out.append(Cause(f"{len(cordoned)} of {len(nodes)} nodes are cordoned ({_names(cordoned)})",
+                             f"kubectl uncordon {' '.join(sorted(_meta(n).get('name', '') for n in cordoned)[:4])}"
+                             f"{' …' if len(cordoned) > 4 else ''} once their maintenance is over, or add nodes",
+                             "cordoned"))
+    for resource in dict.fromkeys(_INSUFFICIENT.findall(words)):
+        cause = _insufficient_cause(resource, spec, nodes)
+        if cause:
+            out.append(cause)
+    return out
+
+
+def insufficient(words: Optional[str]) -> List[str]:
+    """The resources a scheduler's sentence says are insufficient."""
+    return list(dict.fromkeys(_INSUFFICIENT.findall(words or "")))
+
+
+# -- the controllers' create failures --------------------------------------------------------------
+_QUOTA = re.compile(r"exceeded quota: (?P<name>[^,]+), requested: (?P<req>.*?), used: (?P<used>.*?), "
+                    r"limited: (?P<hard>[^\s\"]*)")
+_PSA = re.compile(r'violates PodSecurity "(?P<level>[^"]+)": (?P<violations>.+)$')
+_PRIORITY = re.compile(r"no PriorityClass with name (?P<name>\S+) was found")
+_SA = re.compile(r'error looking up service account (?P<ns>[^/\s]+)/(?P<name>[^:\s]+): serviceaccount "[^"]+" not found')
+_WEBHOOK_CALL = re.compile(r'failed calling webhook "(?P<name>[^"]+)": failed to call webhook: '
+                           r'(?:\w+ )?"?(?P<url>[a-z]+://[^\s"]+)"?: (?P<error>.+)$')
+_WEBHOOK_DENIED = re.compile(r'admission webhook "(?P<name>[^"]+)" denied the request: (?P<reason>.+)$')
+
+
+def _pairs(text: str) -> Dict[str, str]:
+    return dict(p.split("=", 1) for p in text.split(",") if "=" in p)
+
+
+def _top_level(text: str) -> List[str]:
+    """Split "a (x, y), b (z)" at the commas outside parentheses."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [x for x in out if x]
+
+
+def create_failed(message: str, namespace: str) -> Optional[Cause]:
+    """What refused a controller's create (a FailedCreate event's message), and the fix."""
+    m = _QUOTA.search(message)
+    if m:
+        req, used, hard = _pairs(m["req"]), _pairs(m["used"]), _pairs(m["hard"])
+        parts = []
+        for r in req:
+            need = (quantity(req[r]) or 0) + (quantity(used.get(r, "0")) or 0)
+            parts.append(f"{r}: used {used.get(r, '0')} of hard {hard.get(r, '?')}, the pod asks {req[r]} more "
+                         f"(needs {_show(need)})")
+        return Cause(f"ResourceQuota {namespace}/{m['name']} is exhausted: {'; '.join(parts)}",
+                     f"raise ResourceQuota {m['name']}'s hard limit (kubectl edit resourcequota -n {namespace} "
+                     f"{m['name']}) or free what counts against it", "quota")
+    m = _PSA.search(message)
+    if m:
+        level = m["level"].split(":")[0]
+        violations = _top_level(m["violations"])
+        return Cause(f"namespace {namespace} enforces Pod Security level {m['level']} and the pod violates it: "
+                     f"{'; '.join(violations)}",
+                     f"set what each violation names in the component's podTemplate securityContext, or enforce a "
+                     f"level the workload meets (kubectl label namespace {namespace} "
+                     f"pod-security.kubernetes.io/enforce={'baseline' if level == 'restricted' else 'privileged'} "
+                     "--overwrite)", "pod-security")
+    m = _PRIORITY.search(message)
+    if m:
+        return Cause(f"PriorityClass {m['name']} does not exist",
+                     f"create PriorityClass {m['name']} (kubectl create priorityclass {m['name']} --value=N) or fix "
+                     "priorityClassName in the component's podTemplate", "priorityclass")
+    m = _SA.search(message)
+    if m:
+        return Cause(f"ServiceAccount {m['ns']}/{m['name']} does not exist",
+                     f"create it (kubectl create serviceaccount -n {m['ns']} {m['name']}) or fix serviceAccountName; "
+                     "the Dynamo operator creates <dgd>-k8s-service-discovery itself: if that one is missing, check the "
+                     "operator", "serviceaccount")
+    m = _WEBHOOK_CALL.search(message)
+    if m:
+        return Cause(f"admission webhook {m['name']} at {m['url']} does not answer ({m['error'].strip()}), and its "
+                     "failurePolicy refuses the object meanwhile",
+                     f"bring back the server at {m['url'].split('?')[0]}, or delete webhook {m['name']} from the "
+                     "webhook configuration that declares it (kubectl get validatingwebhookconfigurations,"
+                     "mutatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name)",
+                     "webhook-down")
+    m = _WEBHOOK_DENIED.search(message)
+    if m:
+        return Cause(f"admission webhook {m['name']} denies it: {m['reason'].strip()}",
+                     f"change the object as webhook {m['name']} asks, or change that webhook's policy", "webhook-denied")
+    return None
+
+
+# -- the gang schedulers' queues -----------------------------------------------------------------
+def volcano_queue(podgroup: dict, queues: Optional[List[dict]], pods: Iterable[dict] = ()) -> Optional[Cause]:
+    """Whether the Volcano queue of a held PodGroup is what holds it: missing, not Open, or without the room
+    its gang needs under the queue's ``spec.capability`` (volcano-sh/apis@v1.10.0 pkg/apis/scheduling/v1beta1
+    types.go: Queue spec.capability, status.allocated, status.state; PodGroup spec.queue, spec.minResources,
+    which LWS fills with the templates' requests: lws@v0.9.0 pkg/utils CalculatePGMinResources — empty when
+    they set only limits, as the Dynamo operator renders them; then the group's ``pods`` specs say it)."""
+    if queues is None:
+        return None
+    spec = podgroup.get("spec") or {}
+    name = spec.get("queue") or "default"
+    queue = next((q for q in queues if _meta(q).get("name") == name), None)
+    if queue is None:
+        return Cause(f"Volcano queue {name} does not exist",
+                     f"create Volcano queue {name} (kind Queue, scheduling.volcano.sh/v1beta1) or name an existing "
+                     "one (the LeaderWorkerSet's scheduling.volcano.sh/queue-name annotation)", "queue-missing")
+    state = (queue.get("status") or {}).get("state")
+    if state and state != "Open":
+        return Cause(f"Volcano queue {name} is {state}", f"open queue {name} again (its spec.state / vcctl queue "
+                                                         "operate --action open)", "queue-closed")
+    capability = (queue.get("spec") or {}).get("capability") or {}
+    allocated = (queue.get("status") or {}).get("allocated") or {}
+    need = spec.get("minResources") or {}
+    specs = [p.get("spec") or {} for p in pods]
+    short = []
+    for r, cap in sorted(capability.items()):
+        want = quantity(need.get(r, need.get(f"requests.{r}"))) or sum(pod_request(x, r) or 0 for x in specs)
+        if not want:
+            continue
+        room = (quantity(cap) or 0) - (quantity(allocated.get(r, "0")) or 0)
+        if want > room:
+            short.append(f"{r}: the gang needs {_show(want)}, the queue's capability is {cap} with "
+                         f"{allocated.get(r, '0')} allocated")
+    if not short:
+        return None
+    return Cause(f"Volcano queue {name} has no room for the gang: {'; '.join(short)}",
+                 f"raise queue {name}'s spec.capability (kubectl edit queues.scheduling.volcano.sh {name}), free what "
+                 "runs in it, or use another queue", "queue-full")
