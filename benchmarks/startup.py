@@ -50,8 +50,8 @@ CORPUS_GOAL_MS = 3.0
 CORPUS_SCRIPT = """
 import sys, time
 from pathlib import Path
-from kubectl_dynamo.explain import explain_documents
-from kubectl_dynamo.manifests import load
+from kubectl_dynamo.commands.explain import explain_documents
+from kubectl_dynamo.inputs.manifests import load
 files = sorted(Path(sys.argv[1]).rglob("*.yaml"))
 best = None
 for _ in range(int(sys.argv[2])):

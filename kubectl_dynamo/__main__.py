@@ -1,3 +1,3 @@
-from .cli import run
+from kubectl_dynamo.cli import run
 
 run()

@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 from typing import IO, TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 if TYPE_CHECKING:  # the client imports `kubernetes`, which offline commands never load
-    from .cluster.client import Cluster, Target
+    from kubectl_dynamo.cluster.client import Cluster, Target
 
 
 def _real_cluster(target: Target) -> Cluster:
-    from .cluster.client import Cluster
+    from kubectl_dynamo.cluster.client import Cluster
 
     return Cluster(target)
 

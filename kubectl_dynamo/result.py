@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Optional, Sequence
 
-from .errors import ExitCode
+from kubectl_dynamo.errors import ExitCode
 
 Table = Callable[[Any, bool, bool], str]  # (data, wide, color) -> text
 

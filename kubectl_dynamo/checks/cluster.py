@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..detection import Facts
-from ..operator import selection, versions
-from .registry import check
+from kubectl_dynamo.checks.registry import check
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.operator import selection, versions
 
 # Minimum orchestrator versions per operator line (the Dynamo docs' compatibility table).
 # 1.5: Grove is the operator's own pin, ai-dynamo/dynamo@2a6da14c deploy/operator/go.mod
@@ -123,7 +123,7 @@ def scheduler_conflict(view: ClusterView):
 @check("operator-gate-error")
 def operator_gate_error(view: ClusterView):
     """The operator config enables an orchestrator whose API is not served: it will not start."""
-    from ..detection import effective_gates
+    from kubectl_dynamo.model.platform import effective_gates
 
     if view.facts.groups is None:  # API groups unknown (permission-denied says so), not absent
         return
@@ -172,7 +172,7 @@ def orchestrator_unhealthy(view: ClusterView):
 @check("orchestrator-too-old")
 def orchestrator_too_old(view: ClusterView):
     """An orchestrator is older than the Dynamo operator version needs."""
-    from .registry import Finding
+    from kubectl_dynamo.checks.registry import Finding
 
     op_version = view.operator["version"]
     table = compatibility(op_version) or COMPATIBILITY["1.6"]

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ..operator import api
-from .registry import Finding, check
-from .scheduling import enforcement, gpu_short
+from kubectl_dynamo.checks.registry import Finding, check
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short
+from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
-    from ..doctor import PodInfo
+    from kubectl_dynamo.model.views import PodInfo
 
 MIN_SHM_BYTES = 8 * 1024 ** 3  # the operator's default /dev/shm
 RESTARTS_CRASHLOOP = 3
@@ -283,7 +283,7 @@ def worker_probes(view):
 @check("ssh-secret-missing", scope="dgd")
 def ssh_secret(view):
     """TensorRT-LLM multinode needs the MPI SSH key secret in the DGD's namespace."""
-    from ..cluster.snapshot import UNKNOWN
+    from kubectl_dynamo.model.snapshot import UNKNOWN
 
     if not any(c.expected["backend"] == "trtllm" for c in _multinode(view)):
         return

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from .catalogue import SEVERITIES as SEVERITIES
-from .catalogue import entry
-from .finding import RANK as RANK
-from .finding import Finding, at_least  # noqa: F401  (re-exported for the checks)
+from kubectl_dynamo.findings.catalogue import SEVERITIES as SEVERITIES
+from kubectl_dynamo.findings.catalogue import entry
+from kubectl_dynamo.findings.finding import RANK as RANK
+from kubectl_dynamo.findings.finding import Finding, at_least  # noqa: F401  (re-exported for the checks)
 
 
 @dataclass(frozen=True)

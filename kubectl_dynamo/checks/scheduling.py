@@ -30,10 +30,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional
 
-from ..detection import available, image_tag
-from ..operator import versions
-from .catalogue import entry
-from .registry import Finding, check
+from kubectl_dynamo.checks.registry import Finding, check
+from kubectl_dynamo.findings.catalogue import entry
+from kubectl_dynamo.model.platform import available, image_tag
+from kubectl_dynamo.operator import versions
 
 GANG_SCHEDULERS = {"volcano": "volcano", "kai-scheduler": "kai"}  # schedulerName -> PodGroup flavour
 SCHEDULER_OF = {flavour: name for name, flavour in GANG_SCHEDULERS.items()}
@@ -168,7 +168,7 @@ def enforcement(view, g) -> Gang:
 
 
 def _kai_version(view) -> Optional[str]:
-    from ..detection import _is_kai_operator
+    from kubectl_dynamo.model.platform import _is_kai_operator
 
     op = [d for d in view.index.deployments if _is_kai_operator(d)] if view.index else []
     if not op:
@@ -287,7 +287,7 @@ def scheduler_not_running(view) -> Iterator[Finding]:
     """Pods name a scheduler that never looked at them: no PodScheduled condition and no event long after
     their creation (the scheduler is not running, or hung while its Deployment looks Available)."""
     now = view.snapshot.taken_at
-    from ..doctor import seconds_between
+    from kubectl_dynamo.model.views import seconds_between
 
     for c, g in _multinode_groups(view):
         idle = []
@@ -360,7 +360,7 @@ def group_on_one_node(view) -> Iterator[Finding]:
 
 def _component_of(view, key) -> Optional[str]:
     """The DGD component an object of the lineage belongs to (its own label, else its owners')."""
-    from ..doctor import COMPONENT_LABEL
+    from kubectl_dynamo.model.views import COMPONENT_LABEL
 
     objects = view.index.objects
     seen = set()
@@ -462,7 +462,7 @@ def _grove_service_not_recreated(view) -> Iterator[Finding]:
     """Grove owns each PodCliqueSet replica's headless Service (the pods' subdomain) but does not watch
     it: a deleted one comes back only when the PodCliqueSet is reconciled again (recorded:
     tests/data/recorded/grove-headless-svc-deleted, Grove v0.1.0-alpha.12-rc1 Available throughout)."""
-    from ..detection import _is_grove
+    from kubectl_dynamo.model.platform import _is_grove
 
     if view.index is None or view.index.services is None:
         return
@@ -490,7 +490,7 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
     grove-controller-stopped, the PodClique readyReplicas 1 with no pod left)."""
     if view.index is None:
         return
-    from ..doctor import GROVE_CLIQUE, LWS_NAME
+    from kubectl_dynamo.model.views import GROVE_CLIQUE, LWS_NAME
 
     pods = [(c, g, p) for c in view.components for g in c.groups.values() for p in g.pods]
     for key in sorted(view.lineage, key=str):

@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from .. import __version__
-from ..errors import DynamoError, ExitCode
+from kubectl_dynamo import __version__
+from kubectl_dynamo.errors import DynamoError, ExitCode
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 

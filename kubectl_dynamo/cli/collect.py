@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
 
 
 @click.command("collect")
@@ -34,7 +34,7 @@ def collect_command(name, bundle, force, log_bytes, log_lines, controller_log_by
     operator's and controllers' logs (bounded), detect and doctor JSON, and collect.json: what
     was collected and what was forbidden. Secrets keep their key names only, never a value.
     """
-    from ..collect import Limits, run_collect
+    from kubectl_dynamo.commands.collect import Limits, run_collect
 
     limits = Limits(log_bytes=log_bytes, log_lines=log_lines, controller_log_bytes=controller_log_bytes)
     emit(opts, run_collect(opts.cluster(), opts.env, name=name, all_namespaces=opts.all_namespaces, output=bundle,

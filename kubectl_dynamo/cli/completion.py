@@ -51,7 +51,7 @@ def complete_command(words):
     """Answer one completion request (the protocol described in the module docstring)."""
     from click.shell_completion import ShellComplete
 
-    from . import cli
+    from kubectl_dynamo.cli import cli
 
     words = list(words) or [""]
     sc = ShellComplete(cli, {}, "kubectl-dynamo", "_KUBECTL_DYNAMO_COMPLETE")

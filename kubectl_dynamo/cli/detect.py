@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
 
 
 @click.command("detect")
@@ -16,7 +16,7 @@ def detect_command(opts):
     Read-only. Exits 0 when the cluster answered (problems are listed, see `doctor`
     for a check that fails), 3 when it is unreachable or the credentials are refused.
     """
-    from ..detection import run_detect
+    from kubectl_dynamo.model.platform import run_detect
 
     emit(opts, run_detect(opts.cluster()))
 

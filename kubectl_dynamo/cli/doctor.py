@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..checks.catalogue import SEVERITIES
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.findings.catalogue import SEVERITIES
 
 
 @click.command("doctor")
@@ -34,9 +34,9 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
-    from ..cluster.recorded import RecordedCluster
-    from ..doctor import run_doctor
-    from ..errors import UsageError
+    from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.errors import UsageError
+    from kubectl_dynamo.model.views import run_doctor
 
     if from_path and exec_checks:
         raise UsageError("--exec runs commands in live pods: it cannot be combined with --from")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
-from .options import collector_paused, emit, kube_options
+from kubectl_dynamo.cli.options import collector_paused, emit, kube_options
+from kubectl_dynamo.errors import UsageError
 
 
 @click.command("explain")
@@ -45,7 +45,7 @@ def explain_command(target, name, filename, orchestrator, operator_version, obje
     Exit 1 when a finding is an error (the operator would fail or mis-render), 2 for
     unreadable input, 3 when the cluster is unreachable.
     """
-    from .. import explain as core
+    from kubectl_dynamo.commands import explain as core
 
     resource, _, path = target.partition(".")
     if resource.lower() not in core.DGD_NAMES and target.lower() not in core.DGD_NAMES:
@@ -53,7 +53,7 @@ def explain_command(target, name, filename, orchestrator, operator_version, obje
     if path and target.lower() not in core.DGD_NAMES:
         openapi = None
         if cluster_schema:
-            from ..cluster.live import dgd_openapi_schema
+            from kubectl_dynamo.cluster.live import dgd_openapi_schema
 
             openapi = dgd_openapi_schema(opts.cluster(), api_version)
         emit(opts, core.run_field_docs(path.split("."), api_version, recursive, openapi=openapi))
@@ -61,7 +61,7 @@ def explain_command(target, name, filename, orchestrator, operator_version, obje
     if filename and name:
         raise UsageError("give either NAME (a live DGD) or -f FILE, not both")
     if filename:
-        from ..manifests import load
+        from kubectl_dynamo.inputs.manifests import load
 
         result = core.run_file(load(filename, opts.env.stdin), filename, orchestrator=orchestrator,
                                operator_version=operator_version, objects=objects, changes=changes)

@@ -1,6 +1,6 @@
 """``kubectl dynamo generate dgd NAME``: a multinode DGD from sizing flags, checked before it is printed.
 
-The manifest is built by ``kubectl_dynamo.generate`` (pure), then judged the way ``explain`` judges
+The manifest is built by ``kubectl_dynamo.commands.generate`` (pure), then judged the way ``explain`` judges
 any DGD: the CRD schema, kubernetes-validate on every pod template, and the operator simulation
 (no error findings). ``--dry-run=server`` also asks the API server.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from .options import DGD_KINDS as KINDS
-from .options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.cli.options import DGD_KINDS as KINDS
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
 
 
 def _opt_int(*names, help):
@@ -79,7 +79,7 @@ def generate_command(kind, name, opts, dry_run, file_path, force, **kw):
     Exit codes: 0 ok, 1 invalid sizing/content or rejected by the server (the nearest
     valid choices are printed), 2 usage error or --file exists, 3 cluster unreachable.
     """
-    from ..generate import run_generate
+    from kubectl_dynamo.commands.generate import run_generate
 
     cluster = opts.cluster() if dry_run == "server" else None
     emit(opts, run_generate(name, kw, namespace=opts.target.namespace, fmt=opts.output, cluster=cluster,

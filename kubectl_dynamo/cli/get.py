@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import DGD_KINDS, Duration, emit, finish, kube_options
+from kubectl_dynamo.cli.options import DGD_KINDS, Duration, emit, finish, kube_options
 
 
 @click.command("get")
@@ -23,7 +23,7 @@ def get_command(args, watch, watch_timeout, opts):
     Columns: GROUPS ready/desired (a group is ready when every rank's pod is), RANKS present/desired,
     READY the DGD's Ready condition and reason, FINDING the most severe doctor finding.
     """
-    from ..errors import UsageError
+    from kubectl_dynamo.errors import UsageError
 
     words = list(args)
     if words and words[0].lower() in DGD_KINDS:
@@ -34,12 +34,12 @@ def get_command(args, watch, watch_timeout, opts):
     if watch:
         if opts.output not in ("table", "wide"):
             raise UsageError("-w prints rows: use -o table or -o wide")
-        from ..status import watch_get
+        from kubectl_dynamo.commands.get import watch_get
 
         finish(watch_get(opts.cluster(), opts.env, all_namespaces=opts.all_namespaces, name=name,
                          wide=opts.output == "wide", timeout=watch_timeout))
         return
-    from ..status import run_get
+    from kubectl_dynamo.commands.get import run_get
 
     emit(opts, run_get(opts.cluster(), opts.env, all_namespaces=opts.all_namespaces, name=name))
 

@@ -1,13 +1,13 @@
 """``kubectl dynamo install --orchestrator grove|lws``: preflight, plan, confirm, run helm, verify.
 
-The plan is ``kubectl_dynamo.install`` (pure); running it is ``kubectl_dynamo.installer``.
+The plan is ``kubectl_dynamo.commands.install.plan`` (pure); running it is ``kubectl_dynamo.commands.install``.
 """
 
 from __future__ import annotations
 
 import click
 
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
 
 
 @click.command("install")
@@ -56,7 +56,7 @@ def install_command(orchestrator, separately, platform_version, grove_version, k
     Exit codes: 0 done (or nothing to do), 1 blocked, a step failed or the outcome is not the
     one asked for, 2 bad input or no confirmation, 3 cluster unreachable, 130 interrupted.
     """
-    from ..installer import build_request, run_install
+    from kubectl_dynamo.commands.install import build_request, run_install
 
     versions = {k: v for k, v in (("platform", platform_version), ("grove", grove_version),
                                   ("kai", kai_version), ("volcano", volcano_version),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import Duration, finish, kube_options
+from kubectl_dynamo.cli.options import Duration, finish, kube_options
 
 
 @click.command("logs")
@@ -36,7 +36,7 @@ def logs_command(name, component, group, role, rank, container, init_containers,
     Without -f lines are merged in timestamp order; with -f they are printed as they arrive.
     Colour per rank on a terminal (never with NO_COLOR). Exit 1 when a stream could not be read.
     """
-    from ..logs import Filters, LogOptions, run_logs
+    from kubectl_dynamo.commands.logs import Filters, LogOptions, run_logs
 
     flt = Filters(component, group, role, rank, container, init_containers)
     finish(run_logs(opts.cluster(), opts.env, name, flt,

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 import click
 
-from ..environment import Environment
-from ..output import FORMATS, render
-from ..result import Result
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.output.render import FORMATS, render
+from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
-    from ..cluster.client import Target
+    from kubectl_dynamo.cluster.client import Target
 
 DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KIND argument of generate/upgrade
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
@@ -36,7 +36,7 @@ class Options:  # not a dataclass: creating that class cost every command ~1 ms
     @functools.cached_property
     def target(self) -> Target:
         """Built on first use: the client module is not imported by commands that never connect."""
-        from ..cluster.client import Target
+        from kubectl_dynamo.cluster.client import Target
 
         return Target(*self.connection)
 
@@ -54,7 +54,7 @@ def current_env() -> Environment:
 def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if value == param.default:  # known good: commands that never connect need not import the client
         return value
-    from ..cluster.client import parse_duration
+    from kubectl_dynamo.cluster.client import parse_duration
 
     parse_duration(value)  # a bad duration is a usage error even when the command never connects
     return value
@@ -128,7 +128,7 @@ class Duration(click.ParamType):
     name = "duration"
 
     def convert(self, value, param, ctx):
-        from ..durations import seconds
+        from kubectl_dynamo.durations import seconds
 
         if isinstance(value, (int, float)):
             return float(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
 
 
 @click.command("tree")
@@ -21,7 +21,7 @@ def tree_command(name, opts):
     Each pod shows its component/group/rank(role), node and phase; then every Service,
     ConfigMap and Secret the groups need, present or missing (Secrets by name only).
     """
-    from ..lineage import run_tree
+    from kubectl_dynamo.model.lineage import run_tree
 
     emit(opts, run_tree(opts.cluster(), name))
 

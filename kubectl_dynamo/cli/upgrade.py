@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
-from .options import DGD_KINDS as KINDS
-from .options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.cli.options import DGD_KINDS as KINDS
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.errors import UsageError
 
 
 @click.command("upgrade")
@@ -52,8 +52,8 @@ def upgrade_command(kind, name, filename, write, show_diff, strict, topology_ali
     Exit codes: 0 ok (also: already v1beta1), 1 a field cannot be converted (--strict) or the server
     rejected the dry run, 2 usage or unreadable input, 3 cluster unreachable.
     """
-    from ..operator import versions
-    from ..upgrade import Options as UpgradeOptions
+    from kubectl_dynamo.commands.upgrade import Options as UpgradeOptions
+    from kubectl_dynamo.operator import versions
 
     if bool(name) == bool(filename):
         raise UsageError("give either NAME (a live DGD) or -f FILE")
@@ -67,11 +67,11 @@ def upgrade_command(kind, name, filename, write, show_diff, strict, topology_ali
     uopts = UpgradeOptions(strict=strict, topology_aliases=topology_aliases, role_templates=role_templates,
                            orchestrator=orchestrator, operator_version=operator_version)
 
-    from ..upgrade import run_upgrade
+    from kubectl_dynamo.commands.upgrade import run_upgrade
 
     dry_run_cluster = opts.cluster() if dry_run == "server" else None
     if filename:
-        from ..manifests import read_text
+        from kubectl_dynamo.inputs.manifests import read_text
 
         text = read_text(filename, opts.env.stdin)
         result = run_upgrade(uopts, filename=filename, text=text, fmt=opts.output, write=write,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options
 
 
 @click.command("version")
@@ -12,7 +12,7 @@ from .options import emit, kube_options
 @kube_options(all_namespaces=False)
 def version_command(client, opts):
     """Print the plugin version, the Kubernetes server version and the Dynamo operator version."""
-    from ..version import run_version
+    from kubectl_dynamo.commands.version import run_version
 
     emit(opts, run_version(None if client else opts.cluster()))
 

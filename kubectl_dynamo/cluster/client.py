@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
-from ..durations import seconds
-from ..errors import (
+from kubectl_dynamo.durations import seconds
+from kubectl_dynamo.errors import (
     ApiError,
     ClusterUnreachable,
     DynamoError,
@@ -95,7 +95,7 @@ def check_kubeconfig(paths: List[str], context: Optional[str]) -> None:
     """Read every kubeconfig through the input layer and check what the client would trip on:
     a file that is not a mapping, entries without names, the chosen context's cluster without a
     server, an exec credential plugin that is not installed. InputError (exit 2) names the file."""
-    from ..manifests import load_mapping
+    from kubectl_dynamo.inputs.manifests import load_mapping
 
     merged: dict = {"clusters": {}, "users": {}, "contexts": {}}
     current = None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..errors import DynamoError, InvalidContent, NotFound
-from .client import Cluster, path_for
+from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.errors import DynamoError, InvalidContent, NotFound
 
 
 def server_dry_run(cluster: Cluster, doc: dict, namespace: Optional[str] = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from ..checks.registry import Finding
+from kubectl_dynamo.checks.registry import Finding
 
 SSHD_PROBE = ["python3", "-c", "import socket; socket.create_connection(('127.0.0.1', 2222), 3).close()"]
 RAY_STATUS = ["ray", "status"]
@@ -93,7 +93,7 @@ def run_exec_checks(cluster, views, *, timeout: float, only: Optional[list] = No
 
 
 def _run(cluster, pod, command, timeout, skipped, check):
-    from ..errors import DynamoError
+    from kubectl_dynamo.errors import DynamoError
 
     try:
         return exec_in_pod(cluster, pod.namespace, pod.name, command, timeout)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ..detection import operator_context
-from ..errors import NotFound
-from .client import Cluster, path_for
-from .facts import gather
+from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.errors import NotFound
+from kubectl_dynamo.model.facts import gather
+from kubectl_dynamo.model.platform import operator_context
 
 DGD_VERSION = "v1beta1"  # the storage version; reading it never needs the conversion webhook
 
@@ -25,7 +25,7 @@ def explain_context(cluster: Cluster):
 
 def dgd_openapi_schema(cluster: Cluster, version: str) -> dict:
     """The cluster's own DGD schema for ``version`` (``explain --cluster-schema``)."""
-    from ..errors import UsageError
+    from kubectl_dynamo.errors import UsageError
 
     crd = cluster.get(path_for("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                                name="dynamographdeployments.nvidia.com"))
@@ -42,8 +42,8 @@ def get_dgd_for_upgrade(cluster: Cluster, name: str, namespace: str) -> Tuple[di
     When it was written as v1alpha1 without a last-applied copy, the manifest is its v1alpha1
     view from the server (the operator's conversion webhook); if that is unavailable, the stored
     v1beta1 object is upgraded instead and the note says so."""
-    from ..errors import DynamoError
-    from ..upgrade import authored_version, manifest_from_live
+    from kubectl_dynamo.commands.upgrade import authored_version, manifest_from_live
+    from kubectl_dynamo.errors import DynamoError
 
     obj = None
     for version in ("v1beta1", "v1alpha1"):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Dict, List, Optional, Sequence
 
-from ..errors import Forbidden
-from .client import path_for
-from .recorded import FORMAT, FORMAT_VERSION, resource_file
+from kubectl_dynamo.cluster.client import path_for
+from kubectl_dynamo.cluster.recorded import FORMAT, FORMAT_VERSION, resource_file
+from kubectl_dynamo.errors import Forbidden
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 

@@ -23,7 +23,7 @@ import tarfile
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
-from ..errors import DynamoError, Forbidden, InputError, NotFound
+from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, NotFound
 
 FORMAT = "kubectl-dynamo/snapshot"
 FORMAT_VERSION = 1

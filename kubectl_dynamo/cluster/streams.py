@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional
 
-from .client import Stream
+from kubectl_dynamo.cluster.client import Stream
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Dict
 
-from . import sglang, trtllm, vllm
+from kubectl_dynamo.operator import sglang, trtllm, vllm
 
 BACKENDS: Dict[str, ModuleType] = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional
 
-from . import api
+from kubectl_dynamo.operator import api
 
 MAIN_CONTAINER = "main"
 SERVICE_PORT = 8000  # frontend HTTP (DYNAMO_PORT / DYN_HTTP_PORT)

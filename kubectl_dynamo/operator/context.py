@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple, Optional
 
-from .api import MPI_SSH_SECRET_DEFAULT
-from .deployer import MultinodeDeployer
+from kubectl_dynamo.operator.api import MPI_SSH_SECRET_DEFAULT
+from kubectl_dynamo.operator.deployer import MultinodeDeployer
 
 LEADER, WORKER, MAIN = "leader", "worker", "main"
 

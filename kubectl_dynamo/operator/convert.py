@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any, Optional
 
-from . import api
+from kubectl_dynamo.operator import api
 
 # Reserved by the operator for conversion round-trip data (v1alpha1 conversion.go).
 CONVERSION_ANNOTATION_PREFIX = "nvidia.com/dgd-"

@@ -4,7 +4,7 @@ The API server applies it to the request version before conversion and to the st
 (v1beta1) after it; the operator renders from the result, so e.g. a container port without a
 protocol is rendered with ``protocol: TCP``. Only schema branches that hold a default are kept:
 the trees of both versions are data (``data/dgd-defaults.json``, 9 KB), built by ``tree`` from
-the validation schema when ``python -m kubectl_dynamo.schema`` regenerates the data files (a unit
+the validation schema when ``python -m kubectl_dynamo.validation.schema`` regenerates the data files (a unit
 test keeps them in sync). Building them at run time walked the whole CRD (~13,000 calls).
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional
 # A defaults tree: {"d": {prop: default}, "p": {prop: tree}, "i": tree (array items), "a": tree (map values)}
 Tree = dict
 DEFAULTS_FILE = "dgd-defaults.json"
-SOURCE = "the default: values of data/dgd-validation-*.json (the bundled CRD), by python -m kubectl_dynamo.schema"
+SOURCE = "the default: values of data/dgd-validation-*.json (the bundled CRD), by python -m kubectl_dynamo.validation.schema"
 
 
 def tree(node: Any) -> Optional[Tree]:
@@ -48,7 +48,7 @@ def generate(validation: Dict[str, dict]) -> dict:
 
 @functools.cache
 def _trees() -> Dict[str, Optional[Tree]]:
-    from ..schema import DATA_DIR
+    from kubectl_dynamo.data import DATA_DIR
 
     with open(os.path.join(DATA_DIR, DEFAULTS_FILE), encoding="utf-8") as f:
         return json.load(f)["versions"]

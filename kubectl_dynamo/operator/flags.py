@@ -12,9 +12,9 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Dict, List, Optional, Tuple, Union
 
-from .api import BACKENDS as FRAMEWORKS
-from .api import NOOP, WORKER_TYPES
-from .quoting import shell_quote_for_bash_c
+from kubectl_dynamo.operator.api import BACKENDS as FRAMEWORKS
+from kubectl_dynamo.operator.api import NOOP, WORKER_TYPES
+from kubectl_dynamo.operator.quoting import shell_quote_for_bash_c
 
 WS = r"[\t\n\f\r ]"  # Go RE2 \s
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from typing import List, Optional, Tuple
 
-from .flags import is_gpu_resource_name
+from kubectl_dynamo.operator.flags import is_gpu_resource_name
 
 CLAIM_NAME = "intrapod-shared-gpu"
 SERVER_CONTAINER = "gms-server"
@@ -132,7 +132,7 @@ def ensure_client(pod: dict, container: dict) -> None:
 
 def apply_intra_pod(pod: dict, component: dict, dgd_name: str, service: str) -> None:
     """Intra-pod GMS (the caller checked a GMS spec without inter-pod mode)."""
-    from .podspec import RenderError
+    from kubectl_dynamo.operator.podspec import RenderError
 
     gms = spec(component) or {}
     names = {c.get("name") for c in pod["containers"]}
@@ -216,7 +216,7 @@ def _stagger_master_port(container: dict, offset: int) -> None:
 
 
 def build_failover_pod(pod: dict, nodes: int, framework: str) -> None:
-    from .podspec import RenderError
+    from kubectl_dynamo.operator.podspec import RenderError
 
     main, sidecars = pod["containers"][0], pod["containers"][1:]
     if framework != "vllm":

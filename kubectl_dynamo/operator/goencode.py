@@ -21,7 +21,9 @@ from typing import Any, Dict, List
 
 @functools.cache
 def layout() -> Dict[str, Any]:
-    from ..schema import DATA_DIR  # a plain path: importlib.resources cost explain -f ~5 % (schema.py)
+    from kubectl_dynamo.validation.schema import (
+        DATA_DIR,  # a plain path: importlib.resources cost explain -f ~5 % (schema.py)
+    )
 
     with open(f"{DATA_DIR}/go-layout.json", encoding="utf-8") as f:
         return json.load(f)

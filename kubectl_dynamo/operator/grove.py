@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
 
-from .deployer import MultinodeDeployer
+from kubectl_dynamo.operator.deployer import MultinodeDeployer
 
 LEADER_SUFFIX = "ldr"
 WORKER_SUFFIX = "wkr"

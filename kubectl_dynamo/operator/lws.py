@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from . import api, versions
-from .deployer import MultinodeDeployer
+from kubectl_dynamo.operator import api, versions
+from kubectl_dynamo.operator.deployer import MultinodeDeployer
 
 VERSION_DIFFERENCES = [
     # (behaviour, operator versions, value)

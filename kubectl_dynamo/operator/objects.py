@@ -15,8 +15,8 @@ import copy
 import json
 from typing import Dict, List, Optional
 
-from . import api, gms
-from .grove import pcs_name_for_dgd
+from kubectl_dynamo.operator import api, gms
+from kubectl_dynamo.operator.grove import pcs_name_for_dgd
 
 GROVE_API = "grove.io/v1alpha1"
 LWS_API = "leaderworkerset.x-k8s.io/v1"
@@ -35,7 +35,7 @@ TERMINATION_DELAY = "15m0s"  # operator config orchestrators.grove.terminationDe
 
 def _alpha(annotations: Dict[str, str], component: str) -> dict:
     """What a v1alpha1 service kept in the conversion annotation (labels, annotations, …)."""
-    from .convert import ANN_DGD_SPEC
+    from kubectl_dynamo.operator.convert import ANN_DGD_SPEC
 
     raw = annotations.get(ANN_DGD_SPEC)
     if not raw:
@@ -57,7 +57,7 @@ def _sub_component_type(annotations: Dict[str, str], component: dict) -> str:
 
 
 def _model_hash(name: str) -> str:
-    from .workerhash import sha256_hex
+    from kubectl_dynamo.operator.workerhash import sha256_hex
 
     return sha256_hex(name.encode())[:8]
 
@@ -219,7 +219,7 @@ def _nodes(component: dict) -> int:
 
 
 def _dynamo_ns(dgd: dict, component: dict) -> str:
-    from .components import dynamo_namespace
+    from kubectl_dynamo.operator.components import dynamo_namespace
 
     meta = dgd["metadata"]
     return dynamo_namespace(meta.get("namespace") or "default", meta["name"], bool(component.get("globalDynamoNamespace")))
@@ -260,7 +260,7 @@ def _starts_after(out: dict, comp: dict, lower: str) -> Dict[str, List[str]]:
 
 
 def _gms_claim_templates(comp: dict, lower: str, out: dict) -> List[dict]:
-    from .flags import resolve_gpu_count
+    from kubectl_dynamo.operator.flags import resolve_gpu_count
 
     main: dict = next((c for c in ((comp.get("podTemplate") or {}).get("spec") or {}).get("containers") or []
                        if c.get("name") == "main"), {})
@@ -401,9 +401,9 @@ def component_services(dgd: dict, *, grove: bool, worker_hash: str) -> List[str]
     frontends), named after the component (Grove) or the DCD (LWS) with dots as dashes (graph.go
     GenerateComponentService); one headless ``dynamo-model-<hash>`` per base model (modelRef);
     the ``<component>-ray`` Service of a single-pod elastic-EP leader on Grove."""
-    from .grove import fnv32a
-    from .podspec import main_container_of
-    from .vllm import single_pod_elastic_ep
+    from kubectl_dynamo.operator.grove import fnv32a
+    from kubectl_dynamo.operator.podspec import main_container_of
+    from kubectl_dynamo.operator.vllm import single_pod_elastic_ep
 
     meta = dgd["metadata"]
     discovery = (meta.get("annotations") or {}).get(api.ANN_DISCOVERY_BACKEND, "kubernetes")

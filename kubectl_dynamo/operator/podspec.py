@@ -19,9 +19,9 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Tuple
 
-from . import api, backends, components, gms, vllm
-from .components import MAIN_CONTAINER, ComponentContext
-from .context import Decision, RoleContext
+from kubectl_dynamo.operator import api, backends, components, gms, vllm
+from kubectl_dynamo.operator.components import MAIN_CONTAINER, ComponentContext
+from kubectl_dynamo.operator.context import Decision, RoleContext
 
 DEFAULT_SHM_SIZE = "8Gi"
 SHM_VOLUME = "shared-memory"

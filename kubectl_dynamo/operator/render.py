@@ -13,14 +13,15 @@ import copy
 import json
 from typing import Dict, List, Optional, Tuple, cast
 
-from . import api, defaults, gms, validate, versions, vllm, workerhash
-from . import selection as sel_mod
-from .context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
-from .deployer import MultinodeDeployer
-from .flags import determine_backend_framework, resolve_gpu_count
-from .grove import GroveDeployer, apply_scheduler
-from .lws import LWSDeployer
-from .podspec import RenderError, generate_pod_spec, main_container_of, merge_envs
+from kubectl_dynamo.operator import api, defaults, gms, versions, vllm, workerhash
+from kubectl_dynamo.operator import selection as sel_mod
+from kubectl_dynamo.operator.context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.deployer import MultinodeDeployer
+from kubectl_dynamo.operator.flags import determine_backend_framework, resolve_gpu_count
+from kubectl_dynamo.operator.grove import GroveDeployer, apply_scheduler
+from kubectl_dynamo.operator.lws import LWSDeployer
+from kubectl_dynamo.operator.podspec import RenderError, generate_pod_spec, main_container_of, merge_envs
+from kubectl_dynamo.validation import webhook as validate
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)
@@ -183,7 +184,7 @@ def _render_component(
             decision = role_decision
         roles_out.append({"name": role_name, "replicas": role_replicas, "podSpec": pod_spec})
         if changes:
-            from .changes import role_changes
+            from kubectl_dynamo.operator.changes import role_changes
 
             authored = copy.deepcopy(template) or {}
             if spec.get("env"):  # DGD-level env is the user's too (it sits under the component's)
@@ -249,7 +250,7 @@ def explain_dgd(
     findings: List[dict] = []
     api_version = doc.get("apiVersion") or ""
     if api_version == api.V1ALPHA1:
-        from .convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
+        from kubectl_dynamo.operator.convert import to_v1beta1  # only v1alpha1 input pays for the converter's import
 
         try:
             converted, problems = to_v1beta1(defaults.apply(copy.deepcopy(doc), "v1alpha1"), force=True, stored=True)
@@ -306,7 +307,7 @@ def explain_dgd(
 
     extra: dict = {}
     if objects:
-        from . import objects as objects_mod
+        from kubectl_dynamo.operator import objects as objects_mod
 
         extra["objects"] = ([objects_mod.pod_clique_set(stored, rendered, queue=chosen.queue, worker_hash=worker_hash)]
                             if chosen.provider == "grove" else

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Optional
 
-from .api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
+from kubectl_dynamo.operator.api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
 
 GROVE_GROUP = "grove.io"
 LWS_GROUP = "leaderworkerset.x-k8s.io"

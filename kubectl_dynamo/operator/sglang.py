@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .context import WORKER, Decision, RoleContext
-from .deployer import LEADER_REF, RANK_REF
-from .flags import inject_flags_into_container_command
+from kubectl_dynamo.operator.context import WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.deployer import LEADER_REF, RANK_REF
+from kubectl_dynamo.operator.flags import inject_flags_into_container_command
 
 DIST_INIT_PORT = "29500"
 TP_FLAGS = ("--tp-size", "--tp", "--tensor-parallel-size")  # spellings SGLang accepts

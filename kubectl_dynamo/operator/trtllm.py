@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from .context import LEADER, WORKER, Decision, RoleContext
-from .flags import is_python_command
-from .quoting import shell_quote_for_bash_c
+from kubectl_dynamo.operator.context import LEADER, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.flags import is_python_command
+from kubectl_dynamo.operator.quoting import shell_quote_for_bash_c
 
 SSH_PORT = 2222
 SSH_MOUNT = "/ssh-pk"

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import List, Mapping, Optional
 
-from . import api, versions
-from .context import LEADER, MAIN, WORKER, Decision, RoleContext
-from .deployer import LEADER_REF, RANK_REF
-from .flags import inject_flags_into_container_command
-from .quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
+from kubectl_dynamo.operator import api, versions
+from kubectl_dynamo.operator.context import LEADER, MAIN, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator.deployer import LEADER_REF, RANK_REF
+from kubectl_dynamo.operator.flags import inject_flags_into_container_command
+from kubectl_dynamo.operator.quoting import k8s_to_shell_var_syntax, shell_quote_for_bash_c, shell_quote_posix
 
 RAY_PORT = "6379"
 DP_RPC_PORT = "13445"

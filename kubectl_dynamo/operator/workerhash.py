@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional
 
-from . import api
+from kubectl_dynamo.operator import api
 
 PLACEHOLDER = "<worker-hash>"
 ANN_V1 = "nvidia.com/current-worker-hash"
@@ -88,10 +88,16 @@ def hash_input(dgd: dict, backend_framework: str) -> str:
     one detected from the worker components, "" for none)."""
     import json
 
-    from . import goencode
-    from .components import dynamo_namespace
-    from .objects import LABEL_BASE_MODEL_HASH, LABEL_COMPONENT_CLASS, LABEL_SUB_COMPONENT_TYPE, _alpha, _model_hash
-    from .podspec import main_container_of, merge_envs
+    from kubectl_dynamo.operator import goencode
+    from kubectl_dynamo.operator.components import dynamo_namespace
+    from kubectl_dynamo.operator.objects import (
+        LABEL_BASE_MODEL_HASH,
+        LABEL_COMPONENT_CLASS,
+        LABEL_SUB_COMPONENT_TYPE,
+        _alpha,
+        _model_hash,
+    )
+    from kubectl_dynamo.operator.podspec import main_container_of, merge_envs
 
     meta, spec = dgd["metadata"], dgd["spec"]
     annotations = meta.get("annotations") or {}
@@ -170,8 +176,8 @@ def hash_input(dgd: dict, backend_framework: str) -> str:
 def dgd_backend_framework(spec: dict) -> Optional[str]:
     """``backendFrameworkForGeneratedDCDs``: spec.backendFramework, else the one framework detected
     in the worker components ("" for none); None when the operator would fail (two frameworks)."""
-    from .flags import determine_backend_framework
-    from .podspec import main_container_of
+    from kubectl_dynamo.operator.flags import determine_backend_framework
+    from kubectl_dynamo.operator.podspec import main_container_of
 
     if spec.get("backendFramework"):
         return spec["backendFramework"]

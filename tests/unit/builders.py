@@ -43,8 +43,8 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional
 
-from kubectl_dynamo.cluster.snapshot import Snapshot
-from kubectl_dynamo.detection import Facts
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.model.snapshot import Snapshot
 
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"  # [D]
 COMPONENT_LABEL = "nvidia.com/dynamo-component"  # [D]

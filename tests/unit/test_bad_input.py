@@ -74,8 +74,8 @@ def test_without_libyaml_the_input_layer_answers_the_same(monkeypatch):
     documents, or the same error line, for every bad-input and corpus file."""
     import yaml
 
-    from kubectl_dynamo import manifests
     from kubectl_dynamo.errors import InputError
+    from kubectl_dynamo.inputs import manifests
 
     def outcome(path):
         try:
@@ -143,7 +143,7 @@ C_PRINTABLE = ((0x09, 0x09), (0x0A, 0x0A), (0x0D, 0x0D), (0x20, 0x7E), (0x85, 0x
 def test_exactly_the_characters_outside_c_printable_are_refused():
     """Every character below U+3000 and each side of every range edge, inside a quoted value."""
     from kubectl_dynamo.errors import InputError
-    from kubectl_dynamo.manifests import parse
+    from kubectl_dynamo.inputs.manifests import parse
 
     edges = {c + d for lo, hi in C_PRINTABLE for c in (lo, hi) for d in (-1, 0, 1)}
     for code in sorted(set(range(0x3000)) | edges):

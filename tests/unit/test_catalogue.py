@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from kubectl_dynamo.checks import catalogue
-from kubectl_dynamo.checks.finding import Finding, finding
+from kubectl_dynamo.findings import catalogue
+from kubectl_dynamo.findings.finding import Finding, finding
 from tests.conftest import REPO
 
 # Where the package names a code: finding("x", …), Finding("x", …), @check("x"), _f("x", …),
@@ -22,7 +22,7 @@ def _source_codes() -> set:
     codes = set()
     for path in (REPO / "kubectl_dynamo").rglob("*.py"):
         codes |= set(CODE_USE.findall(path.read_text()))
-    import kubectl_dynamo.doctor  # noqa: F401  (registers every check)
+    import kubectl_dynamo.model.views  # noqa: F401  (registers every check)
     from kubectl_dynamo.checks.dgd import FROM_SIMULATION
     from kubectl_dynamo.checks.registry import codes as registered
 
@@ -40,7 +40,7 @@ def test_every_catalogued_code_is_reported_somewhere():
 
 
 def test_registered_checks_run_where_catalogued():
-    import kubectl_dynamo.doctor  # noqa: F401
+    import kubectl_dynamo.model.views  # noqa: F401
     from kubectl_dynamo.checks.registry import REGISTRY
 
     for (scope, code) in REGISTRY:

@@ -31,13 +31,14 @@ from unittest import mock
 import pytest
 import yaml
 
-from kubectl_dynamo import doctor, explain
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import registry
-from kubectl_dynamo.checks.catalogue import CATALOGUE, entry
 from kubectl_dynamo.cluster import execute
-from kubectl_dynamo.detection import Facts, detect, operator_context
-from kubectl_dynamo.explain import ClusterContext
+from kubectl_dynamo.commands import explain
+from kubectl_dynamo.commands.explain import ClusterContext
+from kubectl_dynamo.findings.catalogue import CATALOGUE, entry
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.platform import Facts, detect, operator_context
 from tests.integration import world
 from tests.unit import builders as b
 

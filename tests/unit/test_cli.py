@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from kubectl_dynamo.cli import PROG, cli, main
 from kubectl_dynamo.errors import ExitCode
-from kubectl_dynamo.output import FORMATS
+from kubectl_dynamo.output.render import FORMATS
 from tests.conftest import REPO, run_cli
 
 COMMANDS = sorted(name for name in cli.list_commands(None) if not cli.get_command(None, name).hidden)
@@ -152,7 +152,7 @@ def test_completion_install_writes_an_executable_shim(tmp_path):
 
 
 def test_main_returns_exit_code_for_internal_errors(monkeypatch, capsys):
-    from kubectl_dynamo import version as version_module
+    from kubectl_dynamo.commands import version as version_module
 
     def boom(*a, **k):
         raise RuntimeError("kaput")

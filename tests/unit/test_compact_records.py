@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from kubectl_dynamo import doctor
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.cluster.snapshot import Strings, compact_node, compact_owned, compact_pod, read_secret_keys, take
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.snapshot import Strings, compact_node, compact_owned, compact_pod, read_secret_keys, take
 from tests.unit import test_catalogue_cases as cases
 from tests.unit import test_recorded_states as recorded
 

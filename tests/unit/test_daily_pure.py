@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.collect import crd_versions, describe, selected_by
-from kubectl_dynamo.lineage import build_tree, needs, run_tree
-from kubectl_dynamo.status import human_age, run_get
+from kubectl_dynamo.commands.collect import crd_versions, describe, selected_by
+from kubectl_dynamo.commands.get import human_age, run_get
+from kubectl_dynamo.model.lineage import build_tree, needs, run_tree
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 
@@ -289,8 +289,8 @@ def tty_env(tty):
 def test_collect_of_a_recorded_state_replays_the_same_doctor(state, tmp_path):
     import tarfile
 
-    from kubectl_dynamo.collect import run_collect
-    from kubectl_dynamo.doctor import run_doctor
+    from kubectl_dynamo.commands.collect import run_collect
+    from kubectl_dynamo.model.views import run_doctor
 
     source = RecordedWithLogs(str(RECORDED / state), "llm")
     bundle = str(tmp_path / "b.tar.gz")
@@ -316,7 +316,7 @@ def test_collect_of_a_recorded_state_replays_the_same_doctor(state, tmp_path):
 
 
 def test_collect_refuses_what_it_must_not_do(tmp_path):
-    from kubectl_dynamo.collect import run_collect
+    from kubectl_dynamo.commands.collect import run_collect
     from kubectl_dynamo.errors import InputError, NotFound, UsageError
 
     source = RecordedWithLogs(str(RECORDED / "grove-healthy"), "llm")

@@ -2,7 +2,7 @@
 
 from kubectl_dynamo.checks import cluster as cc
 from kubectl_dynamo.checks.registry import run
-from kubectl_dynamo.detection import Facts, detect, image_tag, operator_version
+from kubectl_dynamo.model.platform import Facts, detect, image_tag, operator_version
 from tests.integration import world as w
 
 

@@ -4,10 +4,10 @@ snapshots (pods from tests/unit/builders.py, written from the upstream controlle
 
 import yaml
 
-from kubectl_dynamo import doctor
 from kubectl_dynamo.checks.registry import run
-from kubectl_dynamo.detection import Facts
-from kubectl_dynamo.tables import format_doctor
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.output.tables import format_doctor
 from tests.integration import world
 from tests.unit import builders as b
 
@@ -145,7 +145,7 @@ def test_nodes_unreadable_is_no_finding():
 
 
 def test_nest_findings_depth_follows_cause():
-    from kubectl_dynamo.tables import nest_findings
+    from kubectl_dynamo.output.tables import nest_findings
 
     obj = {"kind": "Pod", "namespace": "n", "name": "p"}
     fs = [{"code": "a", "object": obj, "cause": None},
@@ -159,8 +159,8 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
     """link_causes looks for a consequence's cause among its own DGD's findings: with a thousand DGDs
     each consequence still finds the cause of its own group, none of another DGD's, and compares it
     with a few candidates, not with every finding (it was quadratic: 0.8 s at 2,000 findings)."""
-    from kubectl_dynamo import doctor
-    from kubectl_dynamo.checks.finding import Finding
+    from kubectl_dynamo.findings.finding import Finding
+    from kubectl_dynamo.model import views as doctor
 
     compared = []
     covers = doctor._covers

@@ -14,10 +14,10 @@ from typing import Optional
 
 import pytest
 
-from kubectl_dynamo import doctor
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.cluster.snapshot import read_secret_keys, take
-from kubectl_dynamo.tables import format_doctor
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.snapshot import read_secret_keys, take
+from kubectl_dynamo.output.tables import format_doctor
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from kubectl_dynamo.cli import PROG, cli
-from kubectl_dynamo.explain import explain_documents
-from kubectl_dynamo.manifests import load
+from kubectl_dynamo.commands.explain import explain_documents
+from kubectl_dynamo.inputs.manifests import load
 from tests.conftest import CORPUS_DIR, REPO, run_cli
 
 CORPUS = sorted(CORPUS_DIR.rglob("*.yaml"))
@@ -176,8 +176,8 @@ def test_the_collector_is_paused_while_explain_runs_and_restored_after(tmp_path,
     findings, unreadable input), and turns it on again afterwards."""
     import gc
 
-    from kubectl_dynamo import manifests
     from kubectl_dynamo.cli import main
+    from kubectl_dynamo.inputs import manifests
 
     enabled_while_reading = []
     real_load = manifests.load

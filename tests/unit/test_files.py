@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from kubectl_dynamo.errors import InputError
-from kubectl_dynamo.files import atomic_write, write_new_file, write_with_backup
+from kubectl_dynamo.inputs.files import atomic_write, write_new_file, write_with_backup
 from tests.conftest import REPO, run_cli
 
 ALPHA = REPO / "tests" / "data" / "upgrade" / "commented-v1alpha1.yaml"

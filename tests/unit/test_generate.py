@@ -10,12 +10,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kubectl_dynamo import generate as gen
 from kubectl_dynamo.cli import PROG, cli
+from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.errors import DynamoError
 from kubectl_dynamo.operator import api as op_api
 from kubectl_dynamo.operator.render import explain_dgd
-from kubectl_dynamo.schema import pod_template_errors, schema_errors
+from kubectl_dynamo.validation.schema import pod_template_errors, schema_errors
 from tests.conftest import run_cli
 
 

@@ -6,8 +6,8 @@ import shlex
 import pytest
 from click.testing import CliRunner
 
-from kubectl_dynamo import install as ins
 from kubectl_dynamo.cli import PROG, cli
+from kubectl_dynamo.commands.install import plan as ins
 from tests.conftest import run_cli
 
 # The commands exactly as the upstream multinode docs give them (tests/data/seeds/multinode-orchestration.txt)

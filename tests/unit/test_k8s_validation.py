@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from kubectl_dynamo import k8s_validation as kv
-from kubectl_dynamo.explain import explain_one
+from kubectl_dynamo.commands.explain import explain_one
+from kubectl_dynamo.validation import names as kv
 from tests.conftest import run_cli
 
 GOOD = {

@@ -13,8 +13,8 @@ import time
 
 from kubectl_dynamo.cluster.client import Stream
 from kubectl_dynamo.cluster.streams import Readers, drain
+from kubectl_dynamo.commands.logs import Filters, Printer, Source, merged, sources, split_timestamp, timestamp_key
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.logs import Filters, Printer, Source, merged, sources, split_timestamp, timestamp_key
 
 
 def grove_pod(name, clique_suffix, index, group=0, component="decode"):

@@ -8,7 +8,7 @@ import copy
 
 from kubectl_dynamo.operator import selection
 from kubectl_dynamo.operator.render import explain_dgd
-from kubectl_dynamo.tables import format_one
+from kubectl_dynamo.output.tables import format_one
 from tests.unit import builders as b
 
 LWS_ONLY = selection.Gates(grove=False, lws=True, kai_scheduler=False)

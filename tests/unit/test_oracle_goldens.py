@@ -16,7 +16,8 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from kubectl_dynamo import explain, manifests
+from kubectl_dynamo.commands import explain
+from kubectl_dynamo.inputs import manifests
 from kubectl_dynamo.operator import api
 
 REPO = Path(__file__).resolve().parents[2]

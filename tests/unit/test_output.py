@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.output import render
+from kubectl_dynamo.output.render import render
 from kubectl_dynamo.result import Result
 from tests.conftest import CORPUS_DIR, run_cli
 
@@ -76,7 +76,7 @@ def _tabulate_plain(rows, headers):
 def test_grid_lays_out_tables_as_tabulate_plain():
     import random
 
-    from kubectl_dynamo.output import grid, paint
+    from kubectl_dynamo.output.render import grid, paint
 
     rng = random.Random(14)
     cells = ["a", "error", "crash-loop", "", " padded ", "x" * 30, None, 0, 12, 3.5, True, "two\nlines",

@@ -20,10 +20,10 @@ from typing import Dict, List
 import pytest
 from click.testing import CliRunner
 
-from kubectl_dynamo import doctor
 from kubectl_dynamo.cli import cli
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.cluster.snapshot import read_secret_keys, take
+from kubectl_dynamo.model import views as doctor
+from kubectl_dynamo.model.snapshot import read_secret_keys, take
 from tests.conftest import run_cli
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"

@@ -1,15 +1,15 @@
 import json
 
-from kubectl_dynamo import schema
+from kubectl_dynamo.validation import schema
 
 
 def test_bundled_json_matches_the_crd():
     """data/dgd-schema.json, dgd-validation-VERSION.json and dgd-defaults.json are generated from the
-    bundled CRD: regenerate with `python -m kubectl_dynamo.schema` after changing it or a generator.
+    bundled CRD: regenerate with `python -m kubectl_dynamo.validation.schema` after changing it or a generator.
     Byte for byte: the order of keys in dgd-defaults.json is the order defaults are inserted in."""
     for name, text in schema.data_files().items():
         with open(schema._data(name), encoding="utf-8") as f:
-            assert f.read() == text, f"{name} is stale: run python -m kubectl_dynamo.schema"
+            assert f.read() == text, f"{name} is stale: run python -m kubectl_dynamo.validation.schema"
 
 
 def test_defaults_tree_holds_every_default_of_the_schema():
@@ -46,7 +46,7 @@ def test_defaults_tree_holds_every_default_of_the_schema():
 
 
 def test_validator_knows_every_keyword_the_schema_uses():
-    from kubectl_dynamo.validator import KEYWORDS
+    from kubectl_dynamo.validation.validator import KEYWORDS
 
     seen = set()
 
@@ -75,8 +75,8 @@ def test_validator_agrees_with_jsonschema_on_the_corpus_and_on_bad_documents():
 
     import jsonschema
 
-    from kubectl_dynamo.manifests import load
-    from kubectl_dynamo.validator import validate
+    from kubectl_dynamo.inputs.manifests import load
+    from kubectl_dynamo.validation.validator import validate
     from tests.conftest import CORPUS_DIR
 
     docs = [d.data for f in sorted(CORPUS_DIR.rglob("*.yaml")) for d in load(str(f))

@@ -11,12 +11,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kubectl_dynamo import upgrade as up
 from kubectl_dynamo.cli import PROG, cli
+from kubectl_dynamo.commands import upgrade as up
 from kubectl_dynamo.errors import DynamoError
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator.render import explain_dgd
-from kubectl_dynamo.schema import schema_errors
+from kubectl_dynamo.validation.schema import schema_errors
 from tests.conftest import run_cli
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpus"

@@ -11,10 +11,10 @@ import queue
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
-from .checks import registry
-from .doctor import DGD_LABEL, DgdView, build_views, read_views, scope_namespace
-from .environment import Environment
-from .result import Result
+from kubectl_dynamo.checks import registry
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.model.views import DGD_LABEL, DgdView, build_views, read_views, scope_namespace
+from kubectl_dynamo.result import Result
 
 
 def human_age(seconds: float) -> str:
@@ -128,7 +128,7 @@ def names(data: dict) -> List[str]:
 
 
 def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result:
-    from .tables_debug import format_get
+    from kubectl_dynamo.output.tables_debug import format_get
 
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
@@ -143,9 +143,9 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     """Print the table, then a row each time one changes; one WATCH on DGDs and one on their pods.
     The other kinds checks read (events, services, ...) are those of the first read. Ends after
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
-    from .cluster.client import path_for
-    from .cluster.streams import Readers, list_with_version, open_watch, watch_event
-    from .tables_debug import get_rows, line, widths
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.cluster.streams import Readers, list_with_version, open_watch, watch_event
+    from kubectl_dynamo.output.tables_debug import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
@@ -235,6 +235,6 @@ def _uid(obj: dict) -> str:
 
 
 def _headers(detail: bool, wide: bool) -> List[str]:
-    from .tables_debug import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
+    from kubectl_dynamo.output.tables_debug import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
 
     return (GET_DETAIL if detail else GET_SUMMARY) + (WIDE_EXTRA if wide else [])

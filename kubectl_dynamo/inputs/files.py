@@ -19,7 +19,7 @@ import contextlib
 import os
 import stat
 
-from .errors import InputError
+from kubectl_dynamo.errors import InputError
 
 
 def _lstat(path: str):

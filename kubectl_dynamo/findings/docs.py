@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .catalogue import ENTRIES, Entry
+from kubectl_dynamo.findings.catalogue import ENTRIES, Entry
 
 SECTIONS = (
     ("cluster", "Cluster level (`detect` problems, `doctor`)"),

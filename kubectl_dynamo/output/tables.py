@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from typing import Dict, List
 
-from .output import grid, paint, yes_no
+from kubectl_dynamo.output.render import grid, paint, yes_no
 
 # -- detect ------------------------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ def format_detect(r: dict, wide: bool, color: bool) -> str:
 # -- doctor ------------------------------------------------------------------------------------------
 
 def format_doctor(r: dict, wide: bool, color: bool, *, min_severity: str = "error") -> str:
-    from .checks.finding import at_least  # the catalogue: not for `version --client`
+    from kubectl_dynamo.findings.finding import at_least  # the catalogue: not for `version --client`
 
     out = []
     rows = []
@@ -302,7 +302,7 @@ TITLES = {"platform": "Grove + KAI Scheduler with the Dynamo platform chart (Opt
 def format_plan(plan, dry_run=False) -> str:
     import yaml
 
-    from . import install as ins
+    from kubectl_dynamo.commands.install import plan as ins
 
     req = plan.request
     runs = plan.to_run

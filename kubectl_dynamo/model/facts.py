@@ -6,9 +6,9 @@ from typing import Callable, Optional
 
 import yaml
 
-from ..detection import Facts, find_dynamo_operator, operator_config_map
-from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
-from .client import Cluster, path_for
+from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from kubectl_dynamo.model.platform import Facts, find_dynamo_operator, operator_config_map
 
 
 def _try(facts: Facts, what: str, fn: Callable):

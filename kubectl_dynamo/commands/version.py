@@ -5,20 +5,20 @@ Its own module so that ``version --client`` imports nothing of detection or the 
 
 from __future__ import annotations
 
-from .result import Result
+from kubectl_dynamo.result import Result
 
 
 def run_version(cluster) -> Result:
     """Plugin version and, given a cluster, the server's and the Dynamo operator's."""
-    from . import __version__
-    from .tables import format_version
+    from kubectl_dynamo import __version__
+    from kubectl_dynamo.output.tables import format_version
 
     data: dict = {"clientVersion": __version__}
     if cluster is None:
         return Result(data, format_version)
-    from .cluster.client import path_for
-    from .detection import find_dynamo_operator, operator_version
-    from .errors import Forbidden
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import Forbidden
+    from kubectl_dynamo.model.platform import find_dynamo_operator, operator_version
 
     data["serverVersion"] = cluster.server_version()
     names = []

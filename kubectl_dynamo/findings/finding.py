@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Optional, Tuple
 
-from .catalogue import SEVERITIES, entry
+from kubectl_dynamo.findings.catalogue import SEVERITIES, entry
 
 RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower is more severe
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
-from . import api, selection, sglang, versions, vllm
-from .context import Decision
+from kubectl_dynamo.operator import api, selection, sglang, versions, vllm
+from kubectl_dynamo.operator.context import Decision
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -25,7 +25,7 @@ _IGNORED_FORM = re.compile(
 
 
 def finding(code: str, severity: str, component: Optional[str], message: str, hint: str) -> dict:
-    from ..checks.finding import Finding  # the catalogue checks code and severity
+    from kubectl_dynamo.findings.finding import Finding  # the catalogue checks code and severity
 
     return Finding(code, severity, message, hint, component).as_json()
 
@@ -174,7 +174,7 @@ def model_path_contains_framework(name: str, backend: str, container_before: dic
     """Regex injection lands after the LAST token containing the framework word in the segment."""
     if backend not in ("vllm", "sglang"):
         return []
-    from .flags import is_python_command
+    from kubectl_dynamo.operator.flags import is_python_command
 
     command = container_before.get("command") or []
     if command and is_python_command(command[0]):

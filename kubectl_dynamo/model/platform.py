@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional
 
-from .operator import selection, versions
-from .result import Result
+from kubectl_dynamo.operator import selection, versions
+from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
-    from .explain import ClusterContext
+    from kubectl_dynamo.commands.explain import ClusterContext
 
 KAI_GROUPS = ("scheduling.run.ai", "kai.scheduler")
 VOLCANO_GROUPS = ("scheduling.volcano.sh", "batch.volcano.sh")
@@ -210,8 +210,8 @@ def effective_gates(facts: Facts, operator_present: bool) -> selection.Gates:
 
 def operator_context(facts: Facts) -> ClusterContext:
     """The context ``explain dgd NAME`` and ``doctor`` render DGDs in."""
-    from .explain import ClusterContext
-    from .operator.context import MPI_SSH_SECRET_DEFAULT
+    from kubectl_dynamo.commands.explain import ClusterContext
+    from kubectl_dynamo.operator.context import MPI_SSH_SECRET_DEFAULT
 
     op = find_dynamo_operator(facts.deployments)
     mpi = (facts.operator_config or {}).get("mpi") or {}
@@ -246,9 +246,9 @@ def gpu_count(resources: dict) -> int:
 # -- the commands ------------------------------------------------------------------------------
 def detect_report(cluster) -> dict:
     """``detect``'s contract (README): the facts, the selection and the cluster-level problems."""
-    from .checks import cluster as cluster_checks
-    from .checks.registry import run
-    from .cluster.facts import gather
+    from kubectl_dynamo.checks import cluster as cluster_checks
+    from kubectl_dynamo.checks.registry import run
+    from kubectl_dynamo.model.facts import gather
 
     facts = gather(cluster)
     report = detect(facts)
@@ -257,7 +257,7 @@ def detect_report(cluster) -> dict:
 
 
 def run_detect(cluster) -> Result:
-    from .tables import format_detect
+    from kubectl_dynamo.output.tables import format_detect
 
     report = detect_report(cluster)
     # -o name: the orchestrator APIs that are served (the answer to "what is installed").

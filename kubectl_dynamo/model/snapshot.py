@@ -22,11 +22,11 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
-from ..detection import Facts
-from ..errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
-from ..operator.api import LABEL_DGD as DGD_LABEL
-from .client import Cluster, path_for
-from .facts import _try, gather
+from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from kubectl_dynamo.model.facts import _try, gather
+from kubectl_dynamo.model.platform import Facts
+from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"  # on the StatefulSets LWS creates (lws@v0.9.0)
 KAI_PODGROUP_VERSION = "v2alpha2"  # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (queues are v2)

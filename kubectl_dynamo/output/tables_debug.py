@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .output import grid, paint
+from kubectl_dynamo.output.render import grid, paint
 
 GET_SUMMARY = ["namespace", "name", "orchestrator", "components", "groups", "ranks", "restarts", "ready", "age",
                "finding"]

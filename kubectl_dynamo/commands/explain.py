@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence
 
-from . import schema
-from .manifests import Document
-from .operator import validate
-from .operator.api import MPI_SSH_SECRET_DEFAULT
-from .operator.render import explain_dgd
+from kubectl_dynamo.inputs.manifests import Document
+from kubectl_dynamo.operator.api import MPI_SSH_SECRET_DEFAULT
+from kubectl_dynamo.operator.render import explain_dgd
+from kubectl_dynamo.validation import schema
+from kubectl_dynamo.validation import webhook as validate
 
 DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
              "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
@@ -42,7 +42,7 @@ def validation(doc: dict, *, full: bool = True) -> tuple:
     value findings, and whether the operator simulation may run on ``plain`` (not when a field has
     the wrong type: see ``schema.gate``). doctor asks for the gate only (``full=False``): live
     objects passed the API server, and kubernetes-validate on every live pod template is slow."""
-    from .k8s_validation import dgd_problems
+    from kubectl_dynamo.validation.names import dgd_problems
 
     plain, errors = schema.gate(doc)
     out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}", SCHEMA_HINT)
@@ -51,7 +51,9 @@ def validation(doc: dict, *, full: bool = True) -> tuple:
         return plain, out, False
     problems = dgd_problems(plain)
     if problems:
-        from .checks.catalogue import entry  # the catalogue (~0.6 ms to load) only when there is a finding
+        from kubectl_dynamo.findings.catalogue import (
+            entry,  # the catalogue (~0.6 ms to load) only when there is a finding
+        )
 
         out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", entry(code).fix)
                 for code, path, message, _ in problems]
@@ -120,7 +122,7 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
 
 def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> dict:
     """explain's result for a DGD the simulation cannot read: its findings and no components."""
-    from .operator import versions
+    from kubectl_dynamo.operator import versions
 
     meta = plain.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
@@ -165,7 +167,7 @@ MULTINODE_NOTES = {
 
 def field_docs(path: List[str], version: str = "v1beta1", recursive: bool = False, openapi: Optional[dict] = None) -> dict:
     """``kubectl explain``-style documentation of ``dgd.<path>``."""
-    from .errors import UsageError
+    from kubectl_dynamo.errors import UsageError
 
     root = openapi or schema.openapi(version)
     node = root
@@ -206,9 +208,9 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
 
     With ``objects`` the workload objects are the subject: ``-o yaml`` prints them as a YAML stream
     in Kubernetes shape, ``-o name`` names them, the table lists them under the pods."""
-    from .errors import ExitCode
-    from .result import Result
-    from .tables import format_changes, format_results
+    from kubectl_dynamo.errors import ExitCode
+    from kubectl_dynamo.output.tables import format_changes, format_results
+    from kubectl_dynamo.result import Result
 
     payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
@@ -219,7 +221,7 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
     if not objects:
         return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
                       names=dgds)
-    from .output import to_yaml
+    from kubectl_dynamo.output.render import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
 
@@ -238,7 +240,7 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False):
     """``explain dgd -f FILE``: every DGD in the documents."""
-    from .errors import InputError
+    from kubectl_dynamo.errors import InputError
 
     result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
                                changes=changes)
@@ -250,8 +252,8 @@ def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_v
 def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False):
     """``explain dgd NAME``: a live DGD with the cluster's gates, queues, operator version and MPI secret."""
-    from .checks.finding import finding
-    from .cluster.live import explain_context, get_dgd
+    from kubectl_dynamo.cluster.live import explain_context, get_dgd
+    from kubectl_dynamo.findings.finding import finding
 
     doc = get_dgd(cluster, name)
     context = explain_context(cluster)
@@ -262,7 +264,7 @@ def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, ob
 
 
 def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None):
-    from .result import Result
-    from .tables import format_field_docs
+    from kubectl_dynamo.output.tables import format_field_docs
+    from kubectl_dynamo.result import Result
 
     return Result(field_docs(path, api_version, recursive, openapi=openapi), format_field_docs)

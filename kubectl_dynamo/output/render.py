@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Optional
 
-from .environment import Environment
-from .result import Result
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.result import Result
 
 FORMATS = ("table", "wide", "json", "yaml", "name")
 

@@ -3,7 +3,7 @@
 The bundled CRD (``data/crds/nvidia.com_dynamographdeployments.yaml``, 1.5.0) is 1.6 MB of YAML;
 parsing it on every ``explain -f`` would dominate the run time, so ``data/dgd-schema.json`` holds
 the two versions' ``openAPIV3Schema`` as JSON, generated from the CRD by
-``python -m kubectl_dynamo.schema`` (a unit test checks they agree), and ``data/dgd-validation-VERSION.json``
+``python -m kubectl_dynamo.validation.schema`` (a unit test checks they agree), and ``data/dgd-validation-VERSION.json``
 each version's converted for validation (10x smaller, loads in milliseconds; one file per version
 because a DGD is validated against its own version only), and ``data/dgd-defaults.json`` the
 ``default:`` values alone (``operator/defaults.py``). Generation adds the 1.6.0
@@ -19,6 +19,8 @@ import os
 import sys
 from typing import Iterator, List, Optional
 
+from kubectl_dynamo.data import DATA_DIR
+
 GROUP = "nvidia.com"
 KIND = "DynamoGraphDeployment"
 VERSIONS = ("v1alpha1", "v1beta1")
@@ -33,9 +35,6 @@ ROLES_DESCRIPTION = (
 )
 
 
-# A plain path, not importlib.resources (whose import cost explain -f ~8 %): the package is always
-# files on disk, also in the krew archive (krew/bundle.py installs the wheel as files).
-DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
 def _data(name: str) -> str:
@@ -130,7 +129,7 @@ def schema_errors(doc: dict) -> List[dict]:
 
 
 def _errors(plain) -> List[dict]:
-    from .validator import STRUCTURAL, validate
+    from kubectl_dynamo.validation.validator import STRUCTURAL, validate
 
     api = str(plain.get("apiVersion", ""))
     version = api.split("/", 1)[1] if api.startswith(GROUP + "/") else None
@@ -152,7 +151,7 @@ def gate(doc: dict) -> tuple:
     error plus wrong types in ``metadata`` (which the CRD schema leaves to the API server) and a DGD
     without components. The simulation runs on ``plain`` only when no error is structural, so a
     wrongly typed field is a finding naming its path, never an exception."""
-    from .k8s_validation import metadata_structure
+    from kubectl_dynamo.validation.names import metadata_structure
 
     plain = normalise(doc)
     errors = [{"path": p, "message": m, "structural": True} for p, m in metadata_structure(plain)]
@@ -169,8 +168,8 @@ def require_structure(docs, source: str) -> Optional[str]:
     """Raise InvalidContent (exit 1) for the first document code cannot read: a DGD with a
     structural schema error, or any object whose ``metadata`` has the wrong types. Returns the
     first other schema error (``document N: path: message``), or None when every DGD is valid."""
-    from .errors import InvalidContent
-    from .k8s_validation import dgd_problems, metadata_structure
+    from kubectl_dynamo.errors import InvalidContent
+    from kubectl_dynamo.validation.names import dgd_problems, metadata_structure
 
     other = None
     for d in docs:
@@ -275,7 +274,7 @@ def type_name(node: dict) -> str:
 
 def data_files() -> dict:
     """Every data file generated from the bundled CRD: ``{file name: its text}``."""
-    from .operator import defaults
+    from kubectl_dynamo.operator import defaults
 
     generated = generate()
     validation = json.loads(json.dumps(generate_validation(generated)))  # as the validation files are read

@@ -612,8 +612,8 @@ def helm_capture(helm: str, argv: List[str], timeout: float = 120) -> Tuple[int,
 
 def create_missing_queues(cluster, objects: List[dict], echo: Callable[[str], None]) -> List[dict]:
     """Create each queue that does not exist (parents first); existing ones are left alone."""
-    from .cluster.client import path_for
-    from .errors import DynamoError, NotFound
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import DynamoError, NotFound
 
     created = []
     for obj in objects:

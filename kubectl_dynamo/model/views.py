@@ -24,16 +24,17 @@ import datetime
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
-from .checks import catalogue, registry
-from .checks import cluster as cluster_checks
-from .checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
-from .checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
-from .checks.finding import Finding
-from .detection import detect, operator_context
-from .explain import unsimulated, validation
-from .operator.api import LABEL_COMPONENT as COMPONENT_LABEL
-from .operator.api import LABEL_DGD as DGD_LABEL
-from .operator.render import explain_dgd
+from kubectl_dynamo.checks import cluster as cluster_checks
+from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
+from kubectl_dynamo.checks import registry
+from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
+from kubectl_dynamo.commands.explain import unsimulated, validation
+from kubectl_dynamo.findings import catalogue
+from kubectl_dynamo.findings.finding import Finding
+from kubectl_dynamo.model.platform import detect, operator_context
+from kubectl_dynamo.operator.api import LABEL_COMPONENT as COMPONENT_LABEL
+from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
+from kubectl_dynamo.operator.render import explain_dgd
 
 GROVE_CLIQUE = "grove.io/podclique"
 GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
@@ -480,7 +481,7 @@ def summarize(view: DgdView) -> dict:
 # -- the command -------------------------------------------------------------------------------
 def scope_namespace(cluster, all_namespaces: bool, name: Optional[str]) -> Optional[str]:
     """The namespace a command reads (None = all); a DGD name needs one."""
-    from .errors import UsageError
+    from kubectl_dynamo.errors import UsageError
 
     namespace = None if all_namespaces else cluster.namespace
     if name and namespace is None:
@@ -492,8 +493,8 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
     """(snapshot, views) of a scope: one LIST per kind, the DGDs tied to their pods, groups and
     ranks, and the key names of the MPI secrets they need. ``compact`` keeps only what the checks
     read (doctor); NotFound when the named DGD does not exist."""
-    from .cluster.snapshot import read_secret_keys, take
-    from .errors import NotFound
+    from kubectl_dynamo.errors import NotFound
+    from kubectl_dynamo.model.snapshot import read_secret_keys, take
 
     if compact:
         import gc
@@ -524,10 +525,10 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
     import functools
 
-    from .checks.finding import at_least
-    from .errors import ExitCode, UsageError
-    from .result import Result
-    from .tables import format_doctor
+    from kubectl_dynamo.errors import ExitCode, UsageError
+    from kubectl_dynamo.findings.finding import at_least
+    from kubectl_dynamo.output.tables import format_doctor
+    from kubectl_dynamo.result import Result
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     if only:
@@ -537,7 +538,7 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     snap, views = read_views(cluster, namespace, name, compact=True)
     exec_results = None
     if exec_checks:
-        from .cluster.execute import run_exec_checks
+        from kubectl_dynamo.cluster.execute import run_exec_checks
 
         exec_results = run_exec_checks(cluster, views, timeout=exec_timeout, only=only)
     data = diagnose(snap, views, only=only, exec_results=exec_results)

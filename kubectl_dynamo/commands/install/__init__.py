@@ -12,16 +12,16 @@ import os
 import shutil
 from typing import Callable, Optional
 
-from .cluster.client import Target
-from .environment import Environment
-from .errors import ExitCode, InputError, UsageError
-from .result import Result
+from kubectl_dynamo.cluster.client import Target
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.errors import ExitCode, InputError, UsageError
+from kubectl_dynamo.result import Result
 
 
 def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt: str, helm_path: Optional[str],
                 dry_run: bool, yes: bool, confirm: Callable[[str], bool]) -> Result:
     """The whole command for a built ``install.Request``; ``connect()`` returns the Cluster."""
-    from .tables import format_plan, format_preflight, format_result
+    from kubectl_dynamo.output.tables import format_plan, format_preflight, format_result
 
     machine = fmt in ("json", "yaml")
     if not dry_run and not yes and not env.stdin_isatty:
@@ -76,8 +76,8 @@ def _done(doc: dict, machine: bool, code: int, notes=()) -> Result:
 
 # -- input -------------------------------------------------------------------------------------
 def build_request(orchestrator, separately, versions, chart_source, values, upgrade, timeout, target: Target):
-    from . import install as ins
-    from .cluster.client import parse_duration
+    from kubectl_dynamo.cluster.client import parse_duration
+    from kubectl_dynamo.commands.install import plan as ins
 
     if separately and orchestrator != "grove":
         raise UsageError("--separately applies to --orchestrator grove only")
@@ -129,13 +129,13 @@ def build_request(orchestrator, separately, versions, chart_source, values, upgr
 
 
 def load_values(path: str) -> dict:
-    from .manifests import load_mapping  # the input layer: bounded, strict, plain YAML
+    from kubectl_dynamo.inputs.manifests import load_mapping  # the input layer: bounded, strict, plain YAML
 
     return load_mapping(path, "--values")
 
 
 def find_helm(helm_path):
-    from . import install as ins
+    from kubectl_dynamo.commands.install import plan as ins
 
     path = helm_path if helm_path else shutil.which("helm")
     if not path or not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -155,10 +155,10 @@ def preflight(req, helm, connect, doc):
     """Read everything the plan depends on; nothing here changes the cluster."""
     import json
 
-    from . import install as ins
-    from .cluster.client import path_for
-    from .detection import detect_report
-    from .errors import DynamoError, Forbidden, NotFound
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.commands.install import plan as ins
+    from kubectl_dynamo.errors import DynamoError, Forbidden, NotFound
+    from kubectl_dynamo.model.platform import detect_report
 
     checks = []
     cluster = connect()
@@ -257,8 +257,8 @@ def kubectl_flags(t: Target):
 
 def execute(plan, helm, connect, target: Target, say, err) -> int:
     """Run the steps in order; on failure or Ctrl-C say what was done, what not, and how to undo."""
-    from . import install as ins
-    from .errors import DynamoError
+    from kubectl_dynamo.commands.install import plan as ins
+    from kubectl_dynamo.errors import DynamoError
 
     req, steps = plan.request, plan.to_run
     total, done, current = len(steps), [], None
@@ -302,7 +302,7 @@ def _mark_not_run(steps):
 
 
 def report_stop(plan, done, stopped, how, tail, target: Target, err):
-    from . import install as ins
+    from kubectl_dynamo.commands.install import plan as ins
 
     req = plan.request
     total = len(plan.to_run)
@@ -327,7 +327,7 @@ def _label(step):
         return "KAI queues " + ", ".join(o["metadata"]["name"] for o in step.objects)
     if step.component == "repo":
         return "helm " + " ".join(step.argv[:2])
-    from . import install as ins
+    from kubectl_dynamo.commands.install import plan as ins
 
     return f"{step.action} {ins.CHARTS[step.component].title} (release {step.release[0]} in {step.release[1]})"
 
@@ -336,8 +336,8 @@ def verify(req, connect, clock, sleep=None) -> dict:
     """detect again; discovery follows new CRDs asynchronously, so retry briefly before judging."""
     import time
 
-    from . import install as ins
-    from .detection import detect_report
+    from kubectl_dynamo.commands.install import plan as ins
+    from kubectl_dynamo.model.platform import detect_report
 
     sleep = sleep or time.sleep  # discovery has no watch: poll with a deadline
     deadline = clock() + 20

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from .doctor import COMPONENT_LABEL, DGD_LABEL, GROVE_CLIQUE, LWS_NAME, classify
+from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, GROVE_CLIQUE, LWS_NAME, classify
 
 GROVE_PODGANG = "grove.io/podgang"
 GROVE_PCSG = "grove.io/podcliquescalinggroup"
@@ -273,11 +273,11 @@ def _needs_summary(pods: Iterable[dict], exists: Exists) -> List[dict]:
 def run_tree(cluster, name: str):
     """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
     listed: only whether it exists is kept)."""
-    from .cluster.client import path_for
-    from .cluster.snapshot import Snapshot, list_kind
-    from .detection import Facts
-    from .result import Result
-    from .tables_debug import format_tree
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.model.platform import Facts
+    from kubectl_dynamo.model.snapshot import Snapshot, list_kind
+    from kubectl_dynamo.output.tables_debug import format_tree
+    from kubectl_dynamo.result import Result
 
     namespace = cluster.namespace
     dgd = cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
@@ -309,8 +309,8 @@ def run_tree(cluster, name: str):
 
 def _secret_exists(cluster, snap, namespace: str, name: str) -> Optional[bool]:
     """Whether a Secret exists, by a GET of that name; its content is dropped at once."""
-    from .cluster.client import path_for
-    from .errors import Forbidden, NotFound
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import Forbidden, NotFound
 
     try:
         cluster.get(path_for("", "v1", "secrets", namespace, name))

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Dict, Iterator, List, Optional, Tuple, cast
 
-from .cluster.client import path_for
-from .cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
-from .doctor import COMPONENT_LABEL, DGD_LABEL, PodInfo, classify
-from .environment import Environment
-from .errors import DynamoError, ExitCode, NotFound, UsageError
+from kubectl_dynamo.cluster.client import path_for
+from kubectl_dynamo.cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.errors import DynamoError, ExitCode, NotFound, UsageError
+from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, PodInfo, classify
 
 PALETTE = ("cyan", "green", "yellow", "magenta", "blue", "red", "bright_cyan", "bright_green",
            "bright_yellow", "bright_magenta", "bright_blue", "bright_red")

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from .errors import InvalidContent, UsageError
-from .operator import api, backends, versions
+from kubectl_dynamo.errors import InvalidContent, UsageError
+from kubectl_dynamo.operator import api, backends, versions
 
 API_VERSIONS = (api.V1BETA1, api.V1ALPHA1)
 ORCHESTRATORS = ("grove", "lws")
@@ -370,8 +370,8 @@ def summary(spec: GenerateSpec) -> List[dict]:
 # -- the command --------------------------------------------------------------------------------
 def check_generated(doc: dict, *, orchestrator: str, operator_version: str) -> None:
     """The judge: CRD schema, kubernetes-validate on every pod template, explain's error findings."""
-    from .operator.render import explain_dgd
-    from .schema import pod_template_errors, schema_errors
+    from kubectl_dynamo.operator.render import explain_dgd
+    from kubectl_dynamo.validation.schema import pod_template_errors, schema_errors
 
     problems = [f"{e['path']}: {e['message']}" for e in schema_errors(doc)]
     for where, template in pod_templates(doc):
@@ -412,7 +412,7 @@ def build_spec(name: str, kw: dict, namespace: Optional[str]) -> GenerateSpec:
 
 def generate_doc(name: str, kw: dict, namespace: Optional[str] = None) -> Tuple[GenerateSpec, dict]:
     """(spec, doc), judged before it is returned; pure (no cluster)."""
-    from .k8s_validation import check_generate
+    from kubectl_dynamo.validation.names import check_generate
 
     try:
         spec = build_spec(name, kw, namespace)
@@ -433,22 +433,22 @@ def run_generate(name: str, kw: dict, *, namespace: Optional[str], fmt: str, clu
                  file_path: Optional[str] = None, force: bool = False):
     """``generate dgd``: the manifest (yaml by default), its sizing summary for ``-o table``;
     with ``cluster`` also a server-side dry run; with ``file_path`` written there instead."""
-    from .output import to_json, to_yaml
-    from .result import Result
-    from .tables import format_summary
+    from kubectl_dynamo.output.render import to_json, to_yaml
+    from kubectl_dynamo.output.tables import format_summary
+    from kubectl_dynamo.result import Result
 
     kw["operator_version"] = kw["operator_version"] or DEFAULT_OPERATOR_VERSION
     spec, doc = generate_doc(name, kw, namespace)
     notes = []
     if cluster is not None:
-        from .cluster.dryrun import server_dry_run
+        from kubectl_dynamo.cluster.dryrun import server_dry_run
 
         where = server_dry_run(cluster, doc, namespace)
         notes.append(f"server dry run: accepted {doc['apiVersion']} dynamographdeployment {where}")
     names = [f"dynamographdeployment.nvidia.com/{spec.name}"]
     summary_data = {"name": spec.name, "engines": summary(spec)}
     if file_path:
-        from .files import write_new_file
+        from kubectl_dynamo.inputs.files import write_new_file
 
         write_new_file(file_path, to_json(doc) + "\n" if fmt == "json" else to_yaml(doc), force)
         notes.append(f"wrote {file_path}")

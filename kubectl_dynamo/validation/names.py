@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, List, Tuple
 
-from .validator import shorten
+from kubectl_dynamo.validation.validator import shorten
 
 Problem = Tuple[str, str, str, bool]  # (finding code, path, message, structural)
 
@@ -220,7 +220,7 @@ COUNT_FLAGS = ("nodes", "gpus_per_node", "tp", "pp", "dp", "prefill_nodes", "pre
 
 def check_generate(name: str, namespace: Any, kw: dict, spec: Any) -> None:
     """``generate``'s flags the API server or kubelet would reject: a UsageError (exit 2) for the first."""
-    from .errors import UsageError
+    from kubectl_dynamo.errors import UsageError
 
     counts = {f"--{k.replace('_', '-')}": kw.get(k) for k in COUNT_FLAGS}
     nodes, gpus = kw.get("nodes") or 1, kw.get("gpus_per_node") or 1

@@ -30,12 +30,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import timezone
 from typing import Any, Dict, List, Optional, Tuple, cast
 
-from .cluster.client import path_for
-from .doctor import COMPONENT_LABEL, DGD_LABEL, classify
-from .environment import Environment
-from .errors import DynamoError, Forbidden, InputError, UsageError
-from .logs import log_params, log_path
-from .result import Result
+from kubectl_dynamo.cluster.client import path_for
+from kubectl_dynamo.commands.logs import log_params, log_path
+from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, UsageError
+from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, classify
+from kubectl_dynamo.result import Result
 
 FORMAT = "kubectl-dynamo/collect"
 FORMAT_VERSION = 1
@@ -225,12 +225,12 @@ LogJob = Tuple[str, dict, str, bool, int, int]  # (where, pod, container, previo
 def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespaces: bool, output: str,
                 force: bool = False, limits: Optional[Limits] = None) -> Result:
     """Record the cluster, then add what a recording has not: logs, describes, detect/doctor JSON."""
-    from .cluster.facts import gather
-    from .cluster.record import record
-    from .cluster.recorded import RecordedCluster
-    from .detection import controller_deployments, detect_report
-    from .doctor import run_doctor
-    from .tables_debug import format_collect
+    from kubectl_dynamo.cluster.record import record
+    from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.model.facts import gather
+    from kubectl_dynamo.model.platform import controller_deployments, detect_report
+    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.output.tables_debug import format_collect
 
     limits = limits or Limits()
     if not output.endswith((".tar.gz", ".tgz")):

@@ -26,8 +26,8 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
-from . import generate as gen
-from .operator import api, convert, versions
+from kubectl_dynamo.commands import generate as gen
+from kubectl_dynamo.operator import api, convert, versions
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -373,9 +373,9 @@ def _main(template: Any) -> Optional[Any]:
 
 
 def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int, orchestrator: str) -> Any:
-    from .operator import backends
-    from .operator.flags import inject_flags_into_container_command, is_python_command
-    from .operator.trtllm import original_command, role_command
+    from kubectl_dynamo.operator import backends
+    from kubectl_dynamo.operator.flags import inject_flags_into_container_command, is_python_command
+    from kubectl_dynamo.operator.trtllm import original_command, role_command
 
     tpl = copy.deepcopy(template)  # each role owns a complete template (no inheritance)
     main = _main(tpl)
@@ -406,15 +406,15 @@ def _role_template(template: Any, role: str, backend: str, nodes: int, gpus: int
 
 
 def _already_has_topology(main: Mapping) -> bool:
-    from .operator import backends
+    from kubectl_dynamo.operator import backends
 
     return backends.has_authored_topology(" ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or [])))
 
 
 def rewrite_role_templates(doc: Any, opts: Options) -> Tuple[List[dict], List[dict]]:
     """Turn every multinode engine component's podTemplate into leader + worker templates."""
-    from .operator import vllm
-    from .operator.flags import NOOP, determine_backend_framework, resolve_gpu_count
+    from kubectl_dynamo.operator import vllm
+    from kubectl_dynamo.operator.flags import NOOP, determine_backend_framework, resolve_gpu_count
 
     changes: List[dict] = []
     problems: List[dict] = []
@@ -569,9 +569,9 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 
 # -- the command -------------------------------------------------------------------------------
 def _upgrade_or_raise(text: str, opts: Options, source: str) -> Upgraded:
-    from .errors import InputError, InvalidContent
-    from .manifests import parse
-    from .schema import require_structure
+    from kubectl_dynamo.errors import InputError, InvalidContent
+    from kubectl_dynamo.inputs.manifests import parse
+    from kubectl_dynamo.validation.schema import require_structure
 
     # bounded, strict YAML; no wrongly typed DGD reaches the converter
     invalid = require_structure(parse(text, source), source)
@@ -591,7 +591,7 @@ def _upgrade_or_raise(text: str, opts: Options, source: str) -> Upgraded:
 
 
 def _origin_notes(obj: Mapping, name: str, ns: str, opts: Options) -> List[str]:
-    from .operator import versions
+    from kubectl_dynamo.operator import versions
 
     origin = origin_version(obj)
     if versions.at_least(origin, api.TOPOLOGY_SINCE):
@@ -624,13 +624,13 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
     import json
     import os
 
-    from .output import to_yaml
-    from .result import Result
-    from .tables import format_report
+    from kubectl_dynamo.output.render import to_yaml
+    from kubectl_dynamo.output.tables import format_report
+    from kubectl_dynamo.result import Result
 
     notes: List[str] = []
     if live is not None:
-        from .cluster.live import get_dgd_for_upgrade
+        from kubectl_dynamo.cluster.live import get_dgd_for_upgrade
 
         cluster, name, ns = live
         manifest, obj, note = get_dgd_for_upgrade(cluster, name, ns)
@@ -648,7 +648,7 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     notes += _problem_notes(result)
     if dry_run_cluster is not None:
-        from .cluster.dryrun import server_dry_run
+        from kubectl_dynamo.cluster.dryrun import server_dry_run
 
         for d, data in zip(result.documents, result.data):
             if d.kind == "DynamoGraphDeployment" and d.to_version == "nvidia.com/v1beta1":
@@ -657,8 +657,8 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
     names = [f"dynamographdeployment.nvidia.com/{d.name}" for d in result.documents if d.kind == "DynamoGraphDeployment"]
 
     if write:
-        from .errors import InputError
-        from .files import resolve_target, write_with_backup
+        from kubectl_dynamo.errors import InputError
+        from kubectl_dynamo.inputs.files import resolve_target, write_with_backup
 
         assert filename is not None  # the command refuses --write without -f FILE
         if not result.changed:

@@ -24,8 +24,8 @@ import stat
 import sys
 from typing import IO, Any, List, NamedTuple, Optional
 
-from .errors import InputError
-from .files import file_type
+from kubectl_dynamo.errors import InputError
+from kubectl_dynamo.inputs.files import file_type
 
 DGD_KIND = "DynamoGraphDeployment"
 
