@@ -50,10 +50,15 @@ def case_text(case: str, texts: Dict[str, str]) -> Tuple[str, bytes]:
     return case, (DATA / case).read_bytes()
 
 
-def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = None) -> Optional[List[Tuple[str, List[dict]]]]:
+# The admission oracle's operator: its defaulting webhook stamps origin version 1.5.0.
+OPERATOR_VERSION = "1.5.0"
+
+
+def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = None,
+                       operator_version: str = OPERATOR_VERSION) -> Optional[List[Tuple[str, List[dict]]]]:
     """Per DGD document (provider, validation errors), or None when the input cannot be read (exit 2)."""
-    from kubectl_dynamo.explain import validation
-    from kubectl_dynamo.manifests import decode, parse
+    from kubectl_dynamo.commands.explain import validation
+    from kubectl_dynamo.inputs.manifests import decode, parse
     from kubectl_dynamo.operator import selection
 
     try:
@@ -68,7 +73,7 @@ def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = N
         meta = dgd.get("metadata") if isinstance(dgd.get("metadata"), dict) else {}
         annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
         provider = orchestrator or ("grove" if selection.wants_grove(annotations) else "lws")
-        _, findings, _ = validation(dgd)
+        _, findings, _ = validation(dgd, provider=provider, operator_version=operator_version)
         out.append((provider, [f for f in findings if f["severity"] == "error"]))
     return out
 
@@ -82,7 +87,7 @@ def replay(orchestrator: Optional[str] = None) -> Iterator[Replay]:
         source, data = case_text(case, texts)
         results = explain_validation(data, source, orchestrator)
         for row in rows:
-            if results is None:
+            if not results:  # unreadable, or no DGD explain would read: exit 2
                 provider, findings, refused = orchestrator or "grove", [{"code": "input-error"}], True
             elif row["dgd"] < len(results):
                 provider, findings = results[row["dgd"]]
