@@ -114,12 +114,14 @@ def split_documents(text: str) -> List[Tuple[str, str]]:
 def _yaml(indent: Tuple[int, int, int] = (2, 2, 0)):
     from ruamel.yaml import YAML
 
+    from kubectl_dynamo.output.yamlquote import quote_ruamel
+
     y = YAML(typ="rt")
     y.preserve_quotes = True
     y.width = 4096  # never re-wrap long strings (command lines) that were on one line
     mapping, sequence, offset = indent
     y.indent(mapping=mapping, sequence=sequence, offset=offset)
-    return y
+    return quote_ruamel(y)
 
 
 def load_rt(text: str) -> Any:

@@ -303,6 +303,7 @@ def format_plan(plan, dry_run=False) -> str:
     import yaml
 
     from kubectl_dynamo.commands.install import plan as ins
+    from kubectl_dynamo.output.yamlquote import safe_dumper
 
     req = plan.request
     runs = plan.to_run
@@ -316,7 +317,8 @@ def format_plan(plan, dry_run=False) -> str:
         if s.component == "queues":
             lines.append(head + f"create KAI queues where missing: {', '.join(o['metadata']['name'] for o in s.objects)}"
                          f" ({s.reason})")
-            text = yaml.safe_dump_all(s.objects, sort_keys=False, default_flow_style=None, width=1 << 16)
+            text = yaml.dump_all(s.objects, Dumper=safe_dumper(), sort_keys=False, default_flow_style=None,
+                                 width=1 << 16)
             lines += ["        " + line for line in text.rstrip().splitlines()]
         else:
             lines.append(head + s.command(req.helm))

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import lzma
+import os
 from pathlib import Path
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from kubectl_dynamo.errors import InputError
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-ADMISSION = DATA / "admission"
+ADMISSION = Path(os.environ.get("KD_ADMISSION_DATA") or DATA / "admission")  # another recorded set (held out)
 
 
 class Replay(NamedTuple):
