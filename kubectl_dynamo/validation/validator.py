@@ -125,7 +125,8 @@ def _rfc3339(value: str) -> bool:
     if not m:
         return False
     try:
-        datetime.datetime(*(int(m.group(i)) for i in range(1, 7)))
+        year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+        datetime.datetime(year, month, day, hour, minute, second)
     except ValueError:
         return False
     return True
