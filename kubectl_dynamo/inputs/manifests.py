@@ -357,7 +357,7 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
 
 def _check_document_sizes(text: str, source: str) -> None:
     starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text)] + [len(text)]
-    for n, (a, b) in enumerate(zip(starts, starts[1:])):
+    for a, b in zip(starts, starts[1:]):
         size = len(text[a:b].encode("utf-8")) if b - a > MAX_OBJECT_BYTES // 4 else 0
         if size > MAX_OBJECT_BYTES:
             line = text.count("\n", 0, a) + 1
