@@ -196,6 +196,11 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
     """
     import yaml
 
+    if text and not text.endswith("\n"):
+        # kubectl's YAML reader ends a final block scalar with a line break even when the file does
+        # not (as inputs/manifests.parse): without it the last script would be written `|-`, and the
+        # operator would render another script (and worker hash) than for the original
+        text += "\n"
     if opts.role_templates and not versions.at_least(opts.operator_version, api.ROLE_TEMPLATES_SINCE):
         raise UpgradeError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                            f"(--operator-version is {opts.operator_version})")
