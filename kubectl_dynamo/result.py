@@ -12,7 +12,8 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from kubectl_dynamo.errors import ExitCode
 
-Table = Callable[[Any, bool, bool], str]  # (data, wide, color) -> text
+# (data, wide, color, width) -> text; width: the terminal's columns to fit, None for whole cells
+Table = Callable[[Any, bool, bool, Optional[int]], str]
 
 
 class Result(NamedTuple):  # not a dataclass: creating that class cost every command ~0.8 ms
@@ -23,3 +24,4 @@ class Result(NamedTuple):  # not a dataclass: creating that class cost every com
     text: Optional[str] = None
     notes: Sequence[str] = ()
     verbatim: bool = False  # print `text` whatever -o says (a diff)
+    junit: Optional[Callable[[Any], str]] = None  # -o junit (doctor, explain): data -> JUnit XML

@@ -34,6 +34,7 @@ from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
 from kubectl_dynamo.model.platform import available, image_tag
 from kubectl_dynamo.operator import versions
+from kubectl_dynamo.words import plural
 
 GANG_SCHEDULERS = {"volcano": "volcano", "kai-scheduler": "kai"}  # schedulerName -> PodGroup flavour
 SCHEDULER_OF = {flavour: name for name, flavour in GANG_SCHEDULERS.items()}
@@ -245,7 +246,7 @@ def group_pending(view) -> Iterator[Finding]:
         if g.placed:
             if not enforcement(view, g).enforced:
                 continue  # gang-not-enforced / gang-partial say it
-            what = (f"{len(waiting)} replacement pod(s) of its running gang wait "
+            what = (f"{plural(len(waiting), 'replacement pod')} of its running gang {'waits' if len(waiting) == 1 else 'wait'} "
                     f"({', '.join(p.name for p in waiting)}) on {waiting[0].scheduler}")
         else:
             what = f"all {len(g.pods)} pods are Pending on {', '.join(sorted({p.scheduler for p in waiting}))}"
@@ -309,7 +310,8 @@ def scheduler_not_running(view) -> Iterator[Finding]:
                  f"Deployment {deps[0]['metadata']['name']} is not Available" if deps else
                  f"no {sched} Deployment was found")
         yield _f(view, "scheduler-not-running", view.obj(),
-                 f"component {c.name} group {g.index}: {len(idle)} pod(s) with schedulerName {sched} have no "
+                 f"component {c.name} group {g.index}: {plural(len(idle), 'pod')} with schedulerName {sched} "
+                 f"{'has' if len(idle) == 1 else 'have'} no "
                  f"PodScheduled condition and no event after {int(max(a for _, a in idle))}s: no {sched} scheduler is "
                  f"handling them ({state})",
                  f"start (or restart) the {sched} scheduler, or remove schedulerName {sched} from the pod templates",
@@ -360,7 +362,7 @@ def group_on_one_node(view) -> Iterator[Finding]:
 
 def _component_of(view, key) -> Optional[str]:
     """The DGD component an object of the lineage belongs to (its own label, else its owners')."""
-    from kubectl_dynamo.model.views import COMPONENT_LABEL
+    from kubectl_dynamo.model.labels import COMPONENT_LABEL
 
     objects = view.index.objects
     seen = set()
@@ -490,7 +492,7 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
     grove-controller-stopped, the PodClique readyReplicas 1 with no pod left)."""
     if view.index is None:
         return
-    from kubectl_dynamo.model.views import GROVE_CLIQUE, LWS_NAME
+    from kubectl_dynamo.model.labels import GROVE_CLIQUE, LWS_NAME
 
     pods = [(c, g, p) for c in view.components for g in c.groups.values() for p in g.pods]
     for key in sorted(view.lineage, key=str):

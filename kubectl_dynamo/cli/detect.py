@@ -16,7 +16,7 @@ def detect_command(opts):
     Read-only. Exits 0 when the cluster answered (problems are listed, see `doctor`
     for a check that fails), 3 when it is unreachable or the credentials are refused.
     """
-    from kubectl_dynamo.model.platform import run_detect
+    from kubectl_dynamo.commands.detect import run_detect
 
     emit(opts, run_detect(opts.cluster()))
 

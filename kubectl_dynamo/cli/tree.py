@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options, lazy_complete
 
 
 @click.command("tree")
-@click.argument("name", metavar="DGD")
+@click.argument("name", metavar="DGD", shell_complete=lazy_complete("complete_dgd"))
 @kube_options(all_namespaces=False)
 def tree_command(name, opts):
     """The lineage ownerReferences alone do not show, down to each rank's pod.
@@ -21,7 +21,7 @@ def tree_command(name, opts):
     Each pod shows its component/group/rank(role), node and phase; then every Service,
     ConfigMap and Secret the groups need, present or missing (Secrets by name only).
     """
-    from kubectl_dynamo.model.lineage import run_tree
+    from kubectl_dynamo.commands.tree import run_tree
 
     emit(opts, run_tree(opts.cluster(), name))
 

@@ -30,11 +30,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import timezone
 from typing import Any, Dict, List, Optional, Tuple, cast
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.commands.logs import log_params, log_path
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, UsageError
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, classify
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
+from kubectl_dynamo.model.views import classify
 from kubectl_dynamo.result import Result
 
 FORMAT = "kubectl-dynamo/collect"
@@ -75,11 +77,11 @@ class Bundle:
 
 
 class Progress:
-    """One line on stderr, rewritten in place; only on a terminal."""
+    """One line on stderr, rewritten in place; only on a terminal that takes escape sequences."""
 
     def __init__(self, env: Environment):
         self.env = env
-        self.on = env.stderr_isatty
+        self.on = env.stderr_isatty and env.environ.get("TERM") != "dumb"
 
     def step(self, text: str) -> None:
         if self.on:
@@ -227,10 +229,11 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
     """Record the cluster, then add what a recording has not: logs, describes, detect/doctor JSON."""
     from kubectl_dynamo.cluster.record import record
     from kubectl_dynamo.cluster.recorded import RecordedCluster
+    from kubectl_dynamo.commands.detect import detect_report
+    from kubectl_dynamo.commands.doctor import run_doctor
     from kubectl_dynamo.model.facts import gather
-    from kubectl_dynamo.model.platform import controller_deployments, detect_report
-    from kubectl_dynamo.model.views import run_doctor
-    from kubectl_dynamo.output.tables_debug import format_collect
+    from kubectl_dynamo.model.platform import controller_deployments
+    from kubectl_dynamo.output.tables import format_collect
 
     limits = limits or Limits()
     if not output.endswith((".tar.gz", ".tgz")):
@@ -241,7 +244,7 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
         raise UsageError("name one DGD, or use -A for every DGD")
     namespace = None if all_namespaces else cluster.namespace
     if name:  # fail before recording anything when the DGD does not exist
-        cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+        cluster.get(kinds.DGD.path(namespace, name))
     progress = Progress(env)
     top = os.path.basename(output).removesuffix(".tar.gz").removesuffix(".tgz")
     staging = tempfile.mkdtemp(prefix="kubectl-dynamo-collect-")

@@ -7,107 +7,14 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import List, NamedTuple, Optional, Sequence
+import functools
+from typing import List, Optional, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
-from kubectl_dynamo.operator.api import MPI_SSH_SECRET_DEFAULT
+from kubectl_dynamo.operator.context import ClusterContext
 from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.validation import schema
-from kubectl_dynamo.validation import webhook as validate
-
-DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
-             "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
-
-
-class ClusterContext(NamedTuple):
-    """What rendering a live DGD takes from the cluster: the operator's gates, KAI queue names,
-    version (None = unknown), MPI secret name (the operator's default unless its config names
-    another) and notes on what could not be read. Here, not in detection.py (which fills it):
-    explain -f renders without a cluster and does not import that. A NamedTuple, not a dataclass:
-    creating that class cost every explain -f ~0.8 ms."""
-
-    gates: object = None
-    kai_queues: Optional[list] = None
-    operator_version: Optional[str] = None
-    ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT
-    notes: Sequence[str] = ()
-
-
-SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
-               "(kubectl dynamo explain dgd.<path> shows its documentation).")
-
-
-def validation(doc: dict, *, full: bool = True, provider: Optional[str] = None,
-               operator_version: Optional[str] = None) -> tuple:
-    """``(plain, findings, simulate)``: what the API server and the operator's admission webhooks
-    refuse when the DGD is created (``full``), and whether the operator simulation may run on
-    ``plain`` (not when a field has the wrong type: see ``schema.gate``). ``provider`` is the Grove
-    gate the admission runs with (``grove``, or ``lws``: off; default: Grove unless the DGD opts
-    out). doctor asks for the gate only (``full=False``): live objects passed admission already."""
-    from kubectl_dynamo.validation.names import dgd_problems
-
-    plain, errors = schema.gate(doc)
-    out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}", SCHEMA_HINT)
-           for e in errors]
-    if any(e["structural"] for e in errors):
-        return plain, out, False
-    problems = dgd_problems(plain)
-    if problems:
-        from kubectl_dynamo.findings.catalogue import (
-            entry,  # the catalogue (~0.6 ms to load) only when there is a finding
-        )
-
-        out += [validate.finding(code, entry(code).severity, None, f"{path}: {message}", entry(code).fix)
-                for code, path, message, _ in problems]
-    simulate = not any(structural for *_, structural in problems)
-    if not full or not simulate:
-        return plain, out, simulate
-    out += admission_findings(plain, provider, operator_version)
-    for where, template in _pod_templates(plain):
-        for problem in schema.pod_template_errors(template):
-            out.append(validate.finding("pod-template-invalid", validate.WARNING, where["component"],
-                                        f"{where['path']}: {problem}",
-                                        "The pod template must be a valid Kubernetes PodTemplateSpec."))
-    return plain, out, True
-
-
-def admission_findings(plain: dict, provider: Optional[str], operator_version: Optional[str]) -> List[dict]:
-    """The operator's admission webhooks (validation/admission.py) on CREATE, and the fields an older
-    operator's CRD does not have."""
-    from kubectl_dynamo.operator import selection, versions
-    from kubectl_dynamo.validation import admission
-
-    meta: dict = plain["metadata"] if isinstance(plain.get("metadata"), dict) else {}
-    grove = (provider or ("grove" if selection.wants_grove(meta.get("annotations")) else "lws")) == "grove"
-    hint = "Fix the field the message names: the operator's admission webhook refuses the DGD on create."
-    out = [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
-           for path, message in admission.problems(plain, grove)]
-    out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
-                             "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
-            for path, message in admission.offline_notes(plain, grove)]
-    if not versions.at_least(operator_version or versions.NEWEST, "1.6.0"):
-        spec: dict = plain["spec"] if isinstance(plain.get("spec"), dict) else {}
-        for i, comp in enumerate(spec.get("components") or []):
-            if isinstance(comp, dict) and "roles" in comp:
-                out.append(validate.finding(
-                    "schema-invalid", validate.ERROR, comp.get("name"),
-                    f"spec.components[{i}]: unknown field(s) ('roles' was unexpected: the CRD of operator "
-                    f"{operator_version} has no roles; they are Dynamo 1.6.0+)", SCHEMA_HINT))
-    return out
-
-
-def _pod_templates(doc: dict):
-    spec = doc.get("spec") or {}
-    for i, comp in enumerate(spec.get("components") or []):
-        if not isinstance(comp, dict):
-            continue
-        name = comp.get("name")
-        if isinstance(comp.get("podTemplate"), dict):
-            yield {"component": name, "path": f"spec.components[{i}].podTemplate"}, comp["podTemplate"]
-        for j, role in enumerate(comp.get("roles") or []):
-            if isinstance(role, dict) and isinstance(role.get("podTemplate"), dict):
-                yield ({"component": name, "path": f"spec.components[{i}].roles[{j}].podTemplate"},
-                       role["podTemplate"])
+from kubectl_dynamo.validation.admission import unsimulated, validation
 
 
 def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
@@ -147,19 +54,6 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
         return unsimulated(plain, findings, operator_version or context.operator_version)
     result["findings"] = findings + result["findings"]
     return result
-
-
-def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> dict:
-    """explain's result for a DGD the simulation cannot read: its findings and no components."""
-    from kubectl_dynamo.operator import versions
-
-    meta = plain.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
-    return {"name": text(meta.get("name")) or "", "namespace": text(meta.get("namespace")),
-            "apiVersion": text(plain.get("apiVersion")) or "", "operatorVersion": operator_version or versions.NEWEST,
-            "originVersion": None, "provider": None, "orchestrator": None, "scheduler": None, "queue": None,
-            "components": [], "findings": findings}
 
 
 def has_errors(results: List[dict]) -> bool:
@@ -244,44 +138,63 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
     payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
     dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
+    junit = functools.partial(_junit, result)
     if changes:
-        return Result(payload, lambda _data, wide, color: format_changes(result, wide), exit_code=exit_code,
-                      names=dgds)
+        return Result(payload, lambda _data, wide, color, width: format_changes(result, wide, width), exit_code=exit_code,
+                      names=dgds, junit=junit)
     if not objects:
-        return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
-                      names=dgds)
+        return Result(payload, lambda _data, wide, color, width: format_results(result, wide, color, width), exit_code=exit_code,
+                      names=dgds, junit=junit)
     from kubectl_dynamo.output.render import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
 
-    def table(_data, wide: bool, color: bool) -> str:
+    def table(_data, wide: bool, color: bool, width: Optional[int] = None) -> str:
         lines = [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
         related = [f"{kind} {', '.join(names)}" for r in result["items"] for kind, names in r["related"].items() if names]
-        return "\n".join([format_results(result, wide, color).rstrip("\n"), "", "objects the operator creates:",
+        return "\n".join([format_results(result, wide, color, width).rstrip("\n"), "", "objects the operator creates:",
                           *("  " + x for x in lines), "related (Services it creates, what the pods refer to):",
                           *("  " + x for x in related)]) + "\n"
 
     return Result(payload, table, exit_code=exit_code,
                   names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],
-                  text="---\n".join(to_yaml(o) for o in objs))
+                  text="---\n".join(to_yaml(o) for o in objs), junit=junit)
+
+
+def _junit(result: dict, _data) -> str:
+    from kubectl_dynamo.output.junit import explain_junit
+
+    return explain_junit(result)
 
 
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False):
     """``explain dgd -f FILE``: every DGD in the documents."""
+    return run_files([(source, docs)], orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                     changes=changes)
+
+
+def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, operator_version=None,
+              objects: bool = False, changes: bool = False):
+    """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
+    skipped document also names its ``file`` (a key added to the single-file shape)."""
     from kubectl_dynamo.errors import InputError
 
-    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
-                               changes=changes)
+    result: dict = {"items": [], "skipped": []}
+    for source, docs in sources:
+        one = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                                changes=changes)
+        result["items"] += one["items"]
+        result["skipped"] += [{**s, "file": source} if len(sources) > 1 else s for s in one["skipped"]]
     if not result["items"]:
-        raise InputError(f"{source}: no DynamoGraphDeployment found")
+        raise InputError(f"{', '.join(source for source, _ in sources)}: no DynamoGraphDeployment found")
     return _result(result, objects, changes)
 
 
 def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False):
     """``explain dgd NAME``: a live DGD with the cluster's gates, queues, operator version and MPI secret."""
-    from kubectl_dynamo.cluster.live import explain_context, get_dgd
+    from kubectl_dynamo.cluster.live import get_dgd
     from kubectl_dynamo.findings.finding import finding
 
     doc = get_dgd(cluster, name)
@@ -297,3 +210,10 @@ def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: 
     from kubectl_dynamo.result import Result
 
     return Result(field_docs(path, api_version, recursive, openapi=openapi), format_field_docs)
+
+
+def explain_context(cluster) -> ClusterContext:
+    from kubectl_dynamo.model.facts import gather
+    from kubectl_dynamo.model.platform import operator_context
+
+    return operator_context(gather(cluster, nodes=False))

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from kubectl_dynamo.errors import InvalidContent, UsageError
 from kubectl_dynamo.operator import api, backends, versions
+from kubectl_dynamo.words import plural
 
 API_VERSIONS = (api.V1BETA1, api.V1ALPHA1)
 ORCHESTRATORS = ("grove", "lws")
@@ -133,7 +134,7 @@ def check_sizing(engine: Engine) -> None:
         return
     choices = nearest_choices(engine.nodes, engine.gpus_per_node, engine.tp, engine.pp)
     raise SpecError(
-        f"{engine.name}: TP×PP = {engine.tp}×{engine.pp} = {world} but one engine spans {engine.nodes} node(s) × "
+        f"{engine.name}: TP×PP = {engine.tp}×{engine.pp} = {world} but one engine spans {plural(engine.nodes, 'node')} × "
         f"{engine.gpus_per_node} GPUs = {capacity} GPUs (TP×PP must equal nodes × GPUs per node; DP adds whole "
         f"engines and does not count)", choices=choices)
 

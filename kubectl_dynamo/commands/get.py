@@ -11,9 +11,12 @@ import queue
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.model.views import DGD_LABEL, DgdView, build_views, read_views, scope_namespace
+from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
 from kubectl_dynamo.result import Result
 
 
@@ -128,12 +131,12 @@ def names(data: dict) -> List[str]:
 
 
 def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result:
-    from kubectl_dynamo.output.tables_debug import format_get
+    from kubectl_dynamo.output.tables import format_get
 
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
     data = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
-    return Result(data, lambda d, wide, color: format_get(d, wide, color, detail=bool(name)), names=names(data))
+    return Result(data, lambda d, wide, color, width: format_get(d, wide, color, width, detail=bool(name)), names=names(data))
 
 
 # -- -w ------------------------------------------------------------------------------------------------
@@ -145,11 +148,11 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
     from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.cluster.streams import Readers, list_with_version, open_watch, watch_event
-    from kubectl_dynamo.output.tables_debug import get_rows, line, widths
+    from kubectl_dynamo.output.tables import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
-    dgd_path = path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace)
+    dgd_path = kinds.DGD.path(namespace)
     pod_path = path_for("", "v1", "pods", namespace)
     dgd_fields = f"metadata.name={name}" if name else None
     pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL
@@ -235,6 +238,6 @@ def _uid(obj: dict) -> str:
 
 
 def _headers(detail: bool, wide: bool) -> List[str]:
-    from kubectl_dynamo.output.tables_debug import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
+    from kubectl_dynamo.output.tables import GET_DETAIL, GET_SUMMARY, WIDE_EXTRA
 
     return (GET_DETAIL if detail else GET_SUMMARY) + (WIDE_EXTRA if wide else [])

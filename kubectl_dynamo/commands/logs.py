@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Dict, Iterator, List, Optional, Tuple, cast
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, NotFound, UsageError
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, PodInfo, classify
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
+from kubectl_dynamo.model.views import PodInfo, classify
 
 PALETTE = ("cyan", "green", "yellow", "magenta", "blue", "red", "bright_cyan", "bright_green",
            "bright_yellow", "bright_magenta", "bright_blue", "bright_red")
@@ -230,7 +232,7 @@ class LogOptions:
 
 def pods_of(cluster, namespace: str, name: str) -> Tuple[List[dict], Optional[str]]:
     """The DGD's pods (one LIST by its label) and the list's resourceVersion; NotFound for no DGD."""
-    cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+    cluster.get(kinds.DGD.path(namespace, name))
     return list_with_version(cluster, path_for("", "v1", "pods", namespace), label_selector=f"{DGD_LABEL}={name}")
 
 

@@ -26,8 +26,10 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.operator import api, convert, versions
+from kubectl_dynamo.words import plural
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -251,7 +253,7 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         data.append(new if report.changed else doc)
     if errors:
         paths = ", ".join(f"{e['path']}" + (f" ({e['name']})" if e.get("name") else "") for e in errors)
-        raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
+        raise UpgradeError(f"{plural(len(errors), 'field')} cannot be converted: {paths}; nothing written "
                            f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
     return Upgraded(text, "".join(out), reports, data)
@@ -637,8 +639,6 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     notes: List[str] = []
     if live is not None:
-        from kubectl_dynamo.cluster.live import get_dgd_for_upgrade
-
         cluster, name, ns = live
         manifest, obj, note = get_dgd_for_upgrade(cluster, name, ns)
         notes += [note] if note else []
@@ -683,6 +683,62 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
                              notes=notes, names=names)
     items = [json.loads(json.dumps(d, default=str)) for d in result.data]
     data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
-    return Result(data, lambda _d, wide, color: format_report(
-        {"documents": [d.as_dict() for d in result.documents]}, wide, color),
+    return Result(data, lambda _d, wide, color, width: format_report(
+        {"documents": [d.as_dict() for d in result.documents]}, wide, color, width),
         text=result.text, notes=notes, names=names)
+
+
+def combine(results: List[Any]) -> Any:
+    """``upgrade -f A -f B``: the files' Results as one, in order (a YAML stream of every file's
+    documents, their diffs, one List for -o json, the reports one under the other)."""
+    from kubectl_dynamo.result import Result
+
+    if len(results) == 1:
+        return results[0]
+    notes = [n for r in results for n in r.notes]
+    names = [n for r in results for n in r.names]
+    code = max(int(r.exit_code) for r in results)
+    if all(r.verbatim for r in results):  # --write, --diff
+        return Result(None, text="".join(r.text or "" for r in results), verbatim=True, notes=notes, names=names,
+                      exit_code=code)
+    items = [i for r in results for i in (r.data["items"] if r.data.get("kind") == "List" else [r.data])]
+    texts = [(r.text or "").rstrip("\n") + "\n" for r in results if r.text]
+
+    def table(_d, wide: bool, color: bool, width: Optional[int]) -> str:
+        return "\n\n".join(r.table(r.data, wide, color, width) for r in results if r.table)
+
+    return Result({"apiVersion": "v1", "kind": "List", "items": items}, table, text="---\n".join(texts),
+                  notes=notes, names=names, exit_code=code)
+
+
+def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict, Optional[str]]:
+    """(manifest to upgrade, stored object, note) for a live DGD.
+
+    The stored object is read as v1beta1 (v1alpha1 only where an old CRD serves nothing else).
+    When it was written as v1alpha1 without a last-applied copy, the manifest is its v1alpha1
+    view from the server (the operator's conversion webhook); if that is unavailable, the stored
+    v1beta1 object is upgraded instead and the note says so."""
+    from kubectl_dynamo.errors import DynamoError, NotFound
+
+    obj = None
+    for version in ("v1beta1", "v1alpha1"):
+        try:
+            obj = cluster.get(kinds.DGD.path(namespace, name, version=version))
+            break
+        except NotFound:
+            continue
+    if obj is None:
+        raise NotFound(f"dynamographdeployment {name!r} not found in namespace {namespace!r}")
+    note = None
+    manifest = manifest_from_live(obj)
+    if authored_version(obj) == "nvidia.com/v1alpha1" and manifest.get("apiVersion") != "nvidia.com/v1alpha1":
+        try:
+            alpha = cluster.get(kinds.DGD.path(namespace, name, version="v1alpha1"))
+            manifest = manifest_from_live(alpha)
+        except DynamoError as e:
+            if getattr(e, "status", None) is None and not isinstance(e, NotFound):
+                raise
+            note = (f"note: {name} was written as v1alpha1 but its v1alpha1 view is unavailable "
+                    f"({e.message}); upgrading the stored v1beta1 object instead")
+    manifest.setdefault("metadata", {}).setdefault("namespace", namespace)
+    return manifest, obj, note

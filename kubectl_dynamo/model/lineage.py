@@ -24,24 +24,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from kubectl_dynamo.model.views import COMPONENT_LABEL, DGD_LABEL, GROVE_CLIQUE, LWS_NAME, classify
-
-GROVE_PODGANG = "grove.io/podgang"
-GROVE_PCSG = "grove.io/podcliquescalinggroup"
-PART_OF = "app.kubernetes.io/part-of"
+from kubectl_dynamo.cluster import kinds
+from kubectl_dynamo.model.labels import (
+    COMPONENT_LABEL,
+    DGD_LABEL,
+    GROVE_CLIQUE,
+    GROVE_PCSG,
+    GROVE_PODGANG,
+    LWS_NAME,
+    PART_OF,
+)
+from kubectl_dynamo.model.views import classify
 
 # (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
-KINDS: Tuple[Tuple[str, str, str, str], ...] = (
-    ("nvidia.com", "v1beta1", "dynamocomponentdeployments", "DynamoComponentDeployment"),
-    ("grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet"),
-    ("grove.io", "v1alpha1", "podcliquescalinggroups", "PodCliqueScalingGroup"),
-    ("grove.io", "v1alpha1", "podcliques", "PodClique"),
-    ("scheduler.grove.io", "v1alpha1", "podgangs", "PodGang"),
-    ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
-    ("apps", "v1", "statefulsets", "StatefulSet"),
-    ("apps", "v1", "deployments", "Deployment"),  # single-node components (a frontend)
-    ("apps", "v1", "replicasets", "ReplicaSet"),
-)
+KINDS: Tuple[Tuple[str, str, str, str], ...] = tuple((k.group, k.version, k.plural, k.kind) for k in kinds.LINEAGE)
 
 
 @dataclass
@@ -61,12 +57,12 @@ class Node:
         return out
 
 
-def _meta(obj: dict) -> dict:
+def meta(obj: dict) -> dict:
     return obj.get("metadata") or {}
 
 
 def _labels(obj: dict) -> dict:
-    return _meta(obj).get("labels") or {}
+    return meta(obj).get("labels") or {}
 
 
 def status_of(obj: dict) -> str:
@@ -135,15 +131,15 @@ Exists = Callable[[str, str], Optional[bool]]  # (kind, name) -> present, missin
 def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists: Exists) -> dict:
     """The DGD's lineage as JSON. ``objects``: the listed workload objects of the namespace (any of
     ``KINDS``); ``pods``: the DGD's pods; ``exists`` says whether a Service/ConfigMap/Secret exists."""
-    name = _meta(dgd).get("name", "")
+    name = meta(dgd).get("name", "")
     objs = [o for o in objects if o.get("kind")] + [dict(p, kind="Pod") for p in pods]
-    by_uid = {_meta(o).get("uid"): o for o in objs if _meta(o).get("uid")}
-    by_name = {(o["kind"], _meta(o).get("name")): o for o in objs}
-    dgd_uid = _meta(dgd).get("uid")
+    by_uid = {meta(o).get("uid"): o for o in objs if meta(o).get("uid")}
+    by_name = {(o["kind"], meta(o).get("name")): o for o in objs}
+    dgd_uid = meta(dgd).get("uid")
     children: Dict[Optional[str], List[Tuple[dict, Optional[str]]]] = {}  # parent key -> [(child, via)]
     ganged = {_labels(o).get(GROVE_PODGANG) for o in objs if o["kind"] == "Pod"}
     for o in objs:
-        if o["kind"] == "PodGang" and _meta(o).get("name") in ganged:
+        if o["kind"] == "PodGang" and meta(o).get("name") in ganged:
             continue  # shown between its pods' PodClique and the pods instead
         parent, via = _parent(o, by_uid, by_name, dgd_uid, name)
         if parent is not None:
@@ -168,26 +164,26 @@ def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists:
     for pod in sorted((o for o in objs if o["kind"] == "Pod" and _key(o) not in attached), key=_order):
         root.children.append(_node(pod, "label " + DGD_LABEL + " (no owner listed)", exists))
     out = root.as_json()
-    out["namespace"] = _meta(dgd).get("namespace")
+    out["namespace"] = meta(dgd).get("namespace")
     out["needs"] = _needs_summary(pods, exists)
     return out
 
 
 def _key(o: dict) -> str:
-    return _meta(o).get("uid") or f"{o['kind']}/{_meta(o).get('name')}"
+    return meta(o).get("uid") or f"{o['kind']}/{meta(o).get('name')}"
 
 
 def _order(o: dict) -> tuple:
     if o["kind"] == "Pod":
         info = classify(o)
         return (1, _labels(o).get(COMPONENT_LABEL) or "", info.group, info.rank is None, info.rank or 0, info.name)
-    return (0, o["kind"], _meta(o).get("name") or "")
+    return (0, o["kind"], meta(o).get("name") or "")
 
 
 def _parent(o: dict, by_uid: dict, by_name: dict, dgd_uid: Optional[str], dgd_name: str):
     """(parent key, how it was found) or (None, None) for an object outside the DGD."""
     kind, labels = o["kind"], _labels(o)
-    for ref in _meta(o).get("ownerReferences") or []:
+    for ref in meta(o).get("ownerReferences") or []:
         if not ref.get("controller", True):
             continue
         if ref.get("uid") == dgd_uid and ref.get("kind") == "DynamoGraphDeployment":
@@ -196,7 +192,7 @@ def _parent(o: dict, by_uid: dict, by_name: dict, dgd_uid: Optional[str], dgd_na
         if owner is not None:
             if kind == "StatefulSet" and owner["kind"] == "Pod" and ("LeaderWorkerSet", labels.get(LWS_NAME)) in by_name:
                 lws = by_name[("LeaderWorkerSet", labels[LWS_NAME])]
-                return _key(lws), f"owned by leader pod {_meta(owner).get('name')}"
+                return _key(lws), f"owned by leader pod {meta(owner).get('name')}"
             return _key(owner), None
     label_links = []
     if kind == "Pod":
@@ -215,13 +211,13 @@ def _parent(o: dict, by_uid: dict, by_name: dict, dgd_uid: Optional[str], dgd_na
     if kind in ("PodCliqueSet", "DynamoComponentDeployment"):
         if labels.get(DGD_LABEL) == dgd_name:
             return "DGD", f"label {DGD_LABEL}"
-        if kind == "PodCliqueSet" and _meta(o).get("name") == dgd_name and not _meta(o).get("ownerReferences"):
+        if kind == "PodCliqueSet" and meta(o).get("name") == dgd_name and not meta(o).get("ownerReferences"):
             return "DGD", "name"
     return None, None
 
 
 def _node(o: dict, via: Optional[str], exists: Exists) -> Node:
-    name = _meta(o).get("name", "")
+    name = meta(o).get("name", "")
     if o["kind"] != "Pod":
         return Node(o["kind"], name, status_of(o), via=via)
     info = classify(o)
@@ -270,53 +266,4 @@ def _needs_summary(pods: Iterable[dict], exists: Exists) -> List[dict]:
 
 # -- the command -------------------------------------------------------------------------------------
 
-def run_tree(cluster, name: str):
-    """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
-    listed: only whether it exists is kept)."""
-    from kubectl_dynamo.cluster.client import path_for
-    from kubectl_dynamo.model.platform import Facts
-    from kubectl_dynamo.model.snapshot import Snapshot, list_kind
-    from kubectl_dynamo.output.tables_debug import format_tree
-    from kubectl_dynamo.result import Result
 
-    namespace = cluster.namespace
-    dgd = cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
-    groups = cluster.groups()
-    snap = Snapshot(facts=Facts(), namespace=namespace)
-    objects: List[dict] = []
-    for group, version, plural, kind in KINDS:
-        if group and version not in groups.get(group, []):
-            continue
-        for o in list_kind(cluster, snap, plural, group, version, plural) or []:
-            o.setdefault("kind", kind)
-            objects.append(o)
-    pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
-    names = {"Service": {_meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
-             "ConfigMap": {_meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
-    secrets: Dict[str, Optional[bool]] = {}
-    for pod in pods:
-        for kind, secret, _ in needs(pod):
-            if kind == "Secret" and secret not in secrets:
-                secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
-
-    def exists(kind: str, what: str) -> Optional[bool]:
-        return secrets.get(what) if kind == "Secret" else what in names.get(kind, set())
-
-    data = build_tree(dgd, objects, pods, exists)
-    data["skipped"] = snap.skipped
-    return Result(data, format_tree, names=[f"dynamographdeployment.nvidia.com/{name}"])
-
-
-def _secret_exists(cluster, snap, namespace: str, name: str) -> Optional[bool]:
-    """Whether a Secret exists, by a GET of that name; its content is dropped at once."""
-    from kubectl_dynamo.cluster.client import path_for
-    from kubectl_dynamo.errors import Forbidden, NotFound
-
-    try:
-        cluster.get(path_for("", "v1", "secrets", namespace, name))
-        return True
-    except NotFound:
-        return False
-    except Forbidden as e:
-        snap.skipped.append({"check": f"secret {name}", "reason": f"forbidden: {e.message}"})
-        return None

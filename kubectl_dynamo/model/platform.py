@@ -1,6 +1,6 @@
 """What is installed, from raw API objects: pure interpretation, testable without a cluster.
 
-``cluster.facts.gather`` fills a ``Facts`` with raw JSON (None where a lookup failed, with the
+``model.facts.gather`` fills a ``Facts`` with raw JSON (None where a lookup failed, with the
 reason in ``unknown``); ``detect(facts)`` turns it into the ``detect -o json`` contract.
 Versions come from controller image tags found by labels (never from Helm release secrets, which
 can hold secret values); health from the controller Deployments' available replicas.
@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 from kubectl_dynamo.operator import selection, versions
-from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
-    from kubectl_dynamo.commands.explain import ClusterContext
+    from kubectl_dynamo.operator.context import ClusterContext
 
 KAI_GROUPS = ("scheduling.run.ai", "kai.scheduler")
 VOLCANO_GROUPS = ("scheduling.volcano.sh", "batch.volcano.sh")
@@ -210,8 +209,7 @@ def effective_gates(facts: Facts, operator_present: bool) -> selection.Gates:
 
 def operator_context(facts: Facts) -> ClusterContext:
     """The context ``explain dgd NAME`` and ``doctor`` render DGDs in."""
-    from kubectl_dynamo.commands.explain import ClusterContext
-    from kubectl_dynamo.operator.context import MPI_SSH_SECRET_DEFAULT
+    from kubectl_dynamo.operator.context import MPI_SSH_SECRET_DEFAULT, ClusterContext
 
     op = find_dynamo_operator(facts.deployments)
     mpi = (facts.operator_config or {}).get("mpi") or {}
@@ -243,23 +241,3 @@ def gpu_count(resources: dict) -> int:
         return 0
 
 
-# -- the commands ------------------------------------------------------------------------------
-def detect_report(cluster) -> dict:
-    """``detect``'s contract (README): the facts, the selection and the cluster-level problems."""
-    from kubectl_dynamo.checks import cluster as cluster_checks
-    from kubectl_dynamo.checks.registry import run
-    from kubectl_dynamo.model.facts import gather
-
-    facts = gather(cluster)
-    report = detect(facts)
-    report["problems"] = [f.as_json() for f in run("cluster", cluster_checks.ClusterView(facts, report))]
-    return report
-
-
-def run_detect(cluster) -> Result:
-    from kubectl_dynamo.output.tables import format_detect
-
-    report = detect_report(cluster)
-    # -o name: the orchestrator APIs that are served (the answer to "what is installed").
-    names = [f"apigroup/{API_GROUPS[k]}" for k, o in report["orchestrators"].items() if o["installed"]]
-    return Result(report, format_detect, names=names)

@@ -21,34 +21,25 @@ Root causes first (``link_causes``): a finding that follows from another one on 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from kubectl_dynamo.checks import cluster as cluster_checks
-from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
-from kubectl_dynamo.checks import registry
-from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
-from kubectl_dynamo.commands.explain import unsimulated, validation
-from kubectl_dynamo.findings import catalogue
-from kubectl_dynamo.findings.finding import Finding
-from kubectl_dynamo.model.platform import detect, operator_context
-from kubectl_dynamo.operator.api import LABEL_COMPONENT as COMPONENT_LABEL
-from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
+from kubectl_dynamo.cluster import kinds
+from kubectl_dynamo.model.labels import (
+    COMPONENT_LABEL,
+    DEFAULT_SCHEDULER,
+    DGD_LABEL,
+    GROVE_CLIQUE,
+    GROVE_GROUP,
+    GROVE_POD_INDEX,
+    KAI_GROUP_ANNOTATION,
+    LWS_GROUP,
+    LWS_WORKER,
+    VOLCANO_GROUP_ANNOTATION,
+)
+from kubectl_dynamo.model.platform import operator_context
 from kubectl_dynamo.operator.render import explain_dgd
-
-GROVE_CLIQUE = "grove.io/podclique"
-GROVE_GROUP = "grove.io/podcliquescalinggroup-replica-index"
-GROVE_POD_INDEX = "grove.io/podclique-pod-index"
-LWS_GROUP = "leaderworkerset.sigs.k8s.io/group-index"
-LWS_WORKER = "leaderworkerset.sigs.k8s.io/worker-index"
-LWS_NAME = "leaderworkerset.sigs.k8s.io/name"
-# The pod's gang: LWS's volcano provider annotates every pod of a group with its Volcano PodGroup
-# (lws@v0.9.0 pkg/schedulerprovider/volcano_provider.go, annotation of k8s.io/api scheduling/v1alpha1
-# "scheduling.k8s.io/group-name"); KAI's podgrouper annotates pods with theirs (KAI-Scheduler@v0.17.0
-# pkg/common/constants "pod-group-name").
-VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
-KAI_GROUP_ANNOTATION = "pod-group-name"
-DEFAULT_SCHEDULER = "default-scheduler"
+from kubectl_dynamo.validation.admission import unsimulated, validation
 
 Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
 EventKey = Tuple[Optional[str], Optional[str], Optional[str]]  # an event's involvedObject, as it names it
@@ -234,11 +225,8 @@ class Index:
         return seen
 
 
-# Kinds whose objects may own a DGD's workloads, as the snapshot holds them.
-OWNED_KINDS = (("DynamoComponentDeployment", "componentdeployments"), ("LeaderWorkerSet", "leaderworkersets"),
-               ("StatefulSet", "statefulsets"), ("PodCliqueSet", "podcliquesets"),
-               ("PodCliqueScalingGroup", "podcliquescalinggroups"), ("PodClique", "podcliques"),
-               ("PodGang", "podgangs"))
+# Kinds whose objects may own a DGD's workloads, as the snapshot holds them (cluster/kinds.py ``owner``).
+OWNED_KINDS: Tuple[Tuple[str, str], ...] = tuple((k.kind, k.field or "") for k in kinds.OWNERS)
 
 
 def build_index(snapshot) -> Index:
@@ -336,120 +324,6 @@ def needed_secrets(views: List[DgdView]) -> set:
             if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
 
 
-def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) -> dict:
-    """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran."""
-    report = detect(snapshot.facts)
-    cluster_view = cluster_checks.ClusterView(snapshot.facts, report)
-    findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)
-                if f.code != "permission-denied"]  # doctor lists those as skipped
-    for view in views:
-        findings += registry.run("dgd", view, only=only)
-    skipped = list(snapshot.skipped)
-    if exec_results is None:
-        for code in ("sshd-not-listening", "ray-incomplete"):
-            if not only or code in only:
-                skipped.append({"check": code, "reason": "needs --exec (runs read-only commands in pods)"})
-    else:
-        findings += exec_results.get("findings", [])
-        skipped += exec_results.get("skipped", [])
-    findings = name_symptoms(link_causes(findings))
-    return {
-        "summary": {"errors": sum(f.severity == "error" for f in findings),
-                    "warnings": sum(f.severity == "warning" for f in findings),
-                    "infos": sum(f.severity == "info" for f in findings)},
-        "deployments": [summarize(v) for v in views],
-        "findings": [{**f.as_json(), "cause": f.cause} for f in findings],
-        "skipped": skipped,
-    }
-
-
-# consequence -> the codes that explain it, most specific first. A consequence is tied to the first
-# of its causes found on the same group (or, for a cause about a whole DGD or component, on the same
-# DGD); a check may also set ``cause`` itself (e.g. gang-not-enforced -> orchestrator-too-old).
-CAUSES: Dict[str, Tuple[str, ...]] = {
-    "group-incomplete": ("controller-create-failed", "controller-not-reconciling", "gang-held"),
-    "group-pending": ("scheduler-not-running", "gang-held", "kai-queue-missing"),
-    "gang-held": ("kai-queue-missing",),
-    "gang-partial": ("gang-not-enforced",),
-    "insufficient-gpus": ("gang-held", "group-pending", "gang-not-enforced"),
-    "leader-not-ready": ("pod-on-unavailable-node", "group-pending"),
-    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing"),
-    "leader-dns-missing": ("controller-not-reconciling",),
-}
-
-
-def _covers(cause: Finding, f: Finding) -> bool:
-    """``cause`` is about the same DGD as ``f`` and about no other component or group."""
-    if cause.where is None or f.where is None or cause.where[:2] != f.where[:2]:
-        return False
-    return all(c is None or c == x for c, x in zip(cause.where[2:], f.where[2:]))
-
-
-def link_causes(findings: List[Finding]) -> List[Finding]:
-    """Set each consequence's ``cause`` and order the list: every root (worst first), each followed by
-    the findings it causes. A cause a check named that was not found is dropped (the root stands alone)."""
-    present = {(f.code, _objkey(f.object)) for f in findings}
-    # Candidate causes by (code, DGD): a cause covers only findings of its own DGD (_covers), so each
-    # consequence looks at a few findings, not all (thousands on a large cluster).
-    by_dgd: Dict[tuple, List[Finding]] = {}
-    for c in findings:
-        if c.where is not None:
-            by_dgd.setdefault((c.code, tuple(c.where[:2])), []).append(c)
-    linked = []
-    for f in findings:
-        if f.cause is not None and (f.cause["code"], _objkey(f.cause["object"])) not in present:
-            f = replace(f, cause=None)
-        if f.cause is None and f.where is not None:
-            for code in CAUSES.get(f.code, ()):
-                root = next((c for c in by_dgd.get((code, tuple(f.where[:2])), ())
-                             if c is not f and _covers(c, f)), None)
-                if root is not None:
-                    f = f.caused_by(root)
-                    break
-        linked.append(f)
-    order = sorted(linked, key=lambda f: (registry.RANK[f.severity], f.code))
-    children: Dict[tuple, List[Finding]] = {}
-    for f in order:
-        if f.cause is not None:
-            children.setdefault((f.cause["code"], _objkey(f.cause["object"])), []).append(f)
-    out: List[Finding] = []
-
-    def emit(f: Finding) -> None:
-        out.append(f)
-        for child in children.pop((f.code, _objkey(f.object)), []):  # pop: each subtree once
-            emit(child)
-
-    for f in order:
-        if f.cause is None:
-            emit(f)
-    return out + [f for rest in children.values() for f in rest]  # only a cycle of causes leaves any
-
-
-def name_symptoms(findings: List[Finding]) -> List[Finding]:
-    """A cluster finding that causes DGD findings names the DGDs it breaks (e.g. KAI too old for the
-    gangs of v1beta1 DGDs): its message says where to look, the table shows those findings under it."""
-    caused: Dict[tuple, List[Finding]] = {}
-    for c in findings:
-        if c.cause and c.where:
-            caused.setdefault((c.cause["code"], _objkey(c.cause["object"])), []).append(c)
-    out = []
-    for f in findings:
-        if f.where is None and f.cause is None:
-            hit = caused.get((f.code, _objkey(f.object)), [])
-            worst = [c for c in hit if c.severity == "error"] or hit
-            dgds = sorted({f"{c.where[0]}/{c.where[1]}" for c in worst if c.where})
-            if dgds:
-                f = replace(f, message=f"{f.message}; it breaks {', '.join(sorted({c.code for c in worst}))} of DGD "
-                                       f"{', '.join(dgds)}")
-        out.append(f)
-    return out
-
-
-def _objkey(obj: Optional[dict]) -> tuple:
-    obj = obj or {}
-    return (obj.get("kind"), obj.get("namespace"), obj.get("name"))
-
-
 def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:
     """Seconds from one RFC 3339 time to another; None when either is missing."""
     try:
@@ -457,12 +331,6 @@ def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[fl
     except (AttributeError, ValueError):
         return None
     return (b - a).total_seconds()
-
-
-def _cluster_finding(f):
-    if f.object is None:
-        return f.at({"kind": "Cluster", "namespace": None, "name": None})
-    return f
 
 
 def summarize(view: DgdView) -> dict:
@@ -478,7 +346,6 @@ def summarize(view: DgdView) -> dict:
     return {"name": view.name, "namespace": view.namespace, "components": comps}
 
 
-# -- the command -------------------------------------------------------------------------------
 def scope_namespace(cluster, all_namespaces: bool, name: Optional[str]) -> Optional[str]:
     """The namespace a command reads (None = all); a DGD name needs one."""
     from kubectl_dynamo.errors import UsageError
@@ -510,39 +377,10 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
         gc.freeze()
     else:
         snap = take(cluster, namespace, dgd_name=name)
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
+    if name and not snap.dgds and not any(s["check"] == kinds.NAMES[kinds.DGD] for s in snap.skipped):
         raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
     return snap, views
 
-
-def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
-               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error"):
-    """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
-
-    Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
-    import functools
-
-    from kubectl_dynamo.errors import ExitCode, UsageError
-    from kubectl_dynamo.findings.finding import at_least
-    from kubectl_dynamo.output.tables import format_doctor
-    from kubectl_dynamo.result import Result
-
-    namespace = scope_namespace(cluster, all_namespaces, name)
-    if only:
-        unknown = sorted(set(only) - catalogue.codes())
-        if unknown:
-            raise UsageError(f"unknown check code(s): {', '.join(unknown)} (see docs/checks.md)")
-    snap, views = read_views(cluster, namespace, name, compact=True)
-    exec_results = None
-    if exec_checks:
-        from kubectl_dynamo.cluster.execute import run_exec_checks
-
-        exec_results = run_exec_checks(cluster, views, timeout=exec_timeout, only=only)
-    data = diagnose(snap, views, only=only, exec_results=exec_results)
-    failing = any(at_least(f["severity"], min_severity) for f in data["findings"])
-    return Result(data, functools.partial(format_doctor, min_severity=min_severity),
-                  exit_code=ExitCode.FINDINGS if failing else ExitCode.OK,
-                  names=[f"dynamographdeployment.nvidia.com/{v.name}" for v in views])

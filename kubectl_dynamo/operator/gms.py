@@ -132,7 +132,7 @@ def ensure_client(pod: dict, container: dict) -> None:
 
 def apply_intra_pod(pod: dict, component: dict, dgd_name: str, service: str) -> None:
     """Intra-pod GMS (the caller checked a GMS spec without inter-pod mode)."""
-    from kubectl_dynamo.operator.podspec import RenderError
+    from kubectl_dynamo.operator.context import RenderError
 
     gms = spec(component) or {}
     names = {c.get("name") for c in pod["containers"]}
@@ -216,7 +216,7 @@ def _stagger_master_port(container: dict, offset: int) -> None:
 
 
 def build_failover_pod(pod: dict, nodes: int, framework: str) -> None:
-    from kubectl_dynamo.operator.podspec import RenderError
+    from kubectl_dynamo.operator.context import RenderError
 
     main, sidecars = pod["containers"][0], pod["containers"][1:]
     if framework != "vllm":

@@ -21,9 +21,7 @@ from typing import Any, Dict, List
 
 @functools.cache
 def layout() -> Dict[str, Any]:
-    from kubectl_dynamo.validation.schema import (
-        DATA_DIR,  # a plain path: importlib.resources cost explain -f ~5 % (schema.py)
-    )
+    from kubectl_dynamo.data import DATA_DIR  # a plain path: importlib.resources cost explain -f ~5 %
 
     with open(f"{DATA_DIR}/go-layout.json", encoding="utf-8") as f:
         return json.load(f)
@@ -195,3 +193,16 @@ def encode(value: Any, shape: str) -> str:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else _string(str(value))
     # any / raw / time / duration / bytes: as given (compact JSON)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex, from CPython's built-in implementation when it has one: ``hashlib``
+    loads OpenSSL first, ~3 ms of every explain -f for a digest of a few kilobytes."""
+    try:
+        from _sha2 import sha256  # CPython >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # CPython 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data).hexdigest()

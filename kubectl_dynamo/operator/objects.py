@@ -57,7 +57,7 @@ def _sub_component_type(annotations: Dict[str, str], component: dict) -> str:
 
 
 def _model_hash(name: str) -> str:
-    from kubectl_dynamo.operator.workerhash import sha256_hex
+    from kubectl_dynamo.operator.goencode import sha256_hex
 
     return sha256_hex(name.encode())[:8]
 

@@ -21,16 +21,11 @@ from typing import Dict, List, Optional, Tuple
 
 from kubectl_dynamo.operator import api, backends, components, gms, vllm
 from kubectl_dynamo.operator.components import MAIN_CONTAINER, ComponentContext
-from kubectl_dynamo.operator.context import Decision, RoleContext
+from kubectl_dynamo.operator.context import Decision, RenderError, RoleContext
 
 DEFAULT_SHM_SIZE = "8Gi"
 SHM_VOLUME = "shared-memory"
 DCD_DEFAULT_SERVICE_ACCOUNT = "default"
-
-
-
-class RenderError(Exception):
-    """The operator would refuse to render this pod (the message is the operator's)."""
 
 
 # ---- step 2: merging -------------------------------------------------------------------------

@@ -15,13 +15,21 @@ from typing import Dict, List, Optional, Tuple, cast
 
 from kubectl_dynamo.operator import api, defaults, gms, versions, vllm, workerhash
 from kubectl_dynamo.operator import selection as sel_mod
-from kubectl_dynamo.operator.context import LEADER, MAIN, MPI_SSH_SECRET_DEFAULT, WORKER, Decision, RoleContext
+from kubectl_dynamo.operator import webhook as validate
+from kubectl_dynamo.operator.context import (
+    LEADER,
+    MAIN,
+    MPI_SSH_SECRET_DEFAULT,
+    WORKER,
+    Decision,
+    RenderError,
+    RoleContext,
+)
 from kubectl_dynamo.operator.deployer import MultinodeDeployer
 from kubectl_dynamo.operator.flags import determine_backend_framework, resolve_gpu_count
 from kubectl_dynamo.operator.grove import GroveDeployer, apply_scheduler
 from kubectl_dynamo.operator.lws import LWSDeployer
-from kubectl_dynamo.operator.podspec import RenderError, generate_pod_spec, main_container_of, merge_envs
-from kubectl_dynamo.validation import webhook as validate
+from kubectl_dynamo.operator.podspec import generate_pod_spec, main_container_of, merge_envs
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)

@@ -15,6 +15,7 @@ import re
 from typing import Mapping, Optional
 
 from kubectl_dynamo.operator import api
+from kubectl_dynamo.operator.goencode import sha256_hex
 
 PLACEHOLDER = "<worker-hash>"
 ANN_V1 = "nvidia.com/current-worker-hash"
@@ -66,19 +67,6 @@ def _runtime_version(main: dict, override: str) -> str:
 def compute(dgd: dict, backend_framework: str) -> str:
     """The first 8 hex digits of SHA-256 over ``hash_input``."""
     return sha256_hex(hash_input(dgd, backend_framework).encode())[:8]
-
-
-def sha256_hex(data: bytes) -> str:
-    """SHA-256 of ``data`` in hex, from CPython's built-in implementation when it has one: ``hashlib``
-    loads OpenSSL first, ~3 ms of every explain -f for a digest of a few kilobytes."""
-    try:
-        from _sha2 import sha256  # CPython >= 3.12
-    except ImportError:
-        try:
-            from _sha256 import sha256  # CPython 3.10, 3.11
-        except ImportError:
-            from hashlib import sha256
-    return sha256(data).hexdigest()
 
 
 def hash_input(dgd: dict, backend_framework: str) -> str:

@@ -58,9 +58,9 @@ OPERATOR_VERSION = "1.5.0"
 def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = None,
                        operator_version: str = OPERATOR_VERSION) -> Optional[List[Tuple[str, List[dict]]]]:
     """Per DGD document (provider, validation errors), or None when the input cannot be read (exit 2)."""
-    from kubectl_dynamo.commands.explain import validation
     from kubectl_dynamo.inputs.manifests import decode, parse
     from kubectl_dynamo.operator import selection
+    from kubectl_dynamo.validation.admission import validation
 
     try:
         docs = parse(decode(data, source), source)

@@ -13,8 +13,8 @@ Scopes and their real paths (see ``checks/catalogue.py``):
 - cluster: hand-made ``Facts`` -> ``detection.detect`` -> ``ClusterView`` -> ``registry.run("cluster")``;
 - manifest: a DGD dict -> ``explain.explain_one`` (explain's findings, schema included);
 - dgd: a hand-made ``Snapshot`` (pods from ``builders``, never from ``explain_dgd``) ->
-  ``doctor.build_views`` -> ``doctor.diagnose``;
-- exec: ``cluster.execute.run_exec_checks`` over doctor's views. The pods/exec transport needs an
+  ``doctor.build_views`` -> ``diagnosis.diagnose``;
+- exec: ``checks.execs.run_exec_checks`` over doctor's views. The pods/exec transport needs an
   API server and a kubelet (tests/integration drives it through kwok), so here ``exec_in_pod`` is a
   stand-in returning what the kubelet would: the exit code decoded by the real ``execute.exit_code``
   from the Status the kubelet writes, and the command's output.
@@ -32,13 +32,13 @@ import pytest
 import yaml
 
 from kubectl_dynamo.checks import cluster as cluster_checks
-from kubectl_dynamo.checks import registry
+from kubectl_dynamo.checks import diagnosis, execs, registry
 from kubectl_dynamo.cluster import execute
 from kubectl_dynamo.commands import explain
-from kubectl_dynamo.commands.explain import ClusterContext
 from kubectl_dynamo.findings.catalogue import CATALOGUE, entry
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.platform import Facts, detect, operator_context
+from kubectl_dynamo.operator.context import ClusterContext
 from tests.integration import world
 from tests.unit import builders as b
 
@@ -70,7 +70,7 @@ def run_manifest(doc: dict, *, facts: Optional[Facts] = None, operator_version: 
 
 def run_dgd(snap) -> Ran:
     """doctor over one snapshot; the cluster section's findings (object kind Cluster) are left out."""
-    result = doctor.diagnose(snap, doctor.build_views(snap))
+    result = diagnosis.diagnose(snap, doctor.build_views(snap))
     return Ran("dgd", [f for f in result["findings"] if (f["object"] or {}).get("kind") != "Cluster"])
 
 
@@ -96,8 +96,8 @@ def run_exec(snap, answers: Dict[str, Tuple[int, str]]) -> Ran:
         assert problem is None
         return decoded, out
 
-    with mock.patch.object(execute, "exec_in_pod", stand_in):
-        result = execute.run_exec_checks(None, doctor.build_views(snap), timeout=5)
+    with mock.patch.object(execs, "exec_in_pod", stand_in):
+        result = execs.run_exec_checks(None, doctor.build_views(snap), timeout=5)
     assert calls, "no command ran: the case's group does not reach the exec check"
     assert result["skipped"] == []
     return Ran("exec", [f.as_json() for f in result["findings"]])
@@ -604,9 +604,9 @@ def ray_status(active: int, idle: int = 0, *, legacy: bool = False) -> str:
 
 
 def test_ray_status_counts_every_joined_node():
-    assert [execute.count_ray_nodes(ray_status(a, i)) for a, i in ((1, 0), (2, 0), (1, 1), (0, 2))] == [1, 2, 2, 2]
-    assert execute.count_ray_nodes(ray_status(2, legacy=True)) == 2
-    assert execute.count_ray_nodes("ray: command not found") == 0
+    assert [execs.count_ray_nodes(ray_status(a, i)) for a, i in ((1, 0), (2, 0), (1, 1), (0, 2))] == [1, 2, 2, 2]
+    assert execs.count_ray_nodes(ray_status(2, legacy=True)) == 2
+    assert execs.count_ray_nodes("ray: command not found") == 0
 
 
 REFUSED = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
@@ -847,7 +847,7 @@ def test_healthy_hand_made_groups_have_no_findings(backend: str, lws: bool):
     scheduler = "volcano" if lws else "kai-scheduler"
     snap = _snapshot(lambda pods: [b.on_scheduler(p, scheduler) for p in pods], doc=_dgd(backend, nodes=3), lws=lws,
                      secrets=secrets, facts_=facts)
-    result = doctor.diagnose(snap, doctor.build_views(snap))
+    result = diagnosis.diagnose(snap, doctor.build_views(snap))
     assert result["findings"] == []
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 3, "ranks": [0, 1, 2]}]
 
@@ -862,7 +862,7 @@ def test_two_replicas_make_two_healthy_groups(lws: bool):
     pods = [b.on_scheduler(p, scheduler) for p in b.all_running(group(group=0) + group(group=1))]
     facts = installed("lws", "volcano", operator="1.6.0") if lws else grove_kai()
     snap = b.snapshot(doc, pods, facts_=facts)
-    result = doctor.diagnose(snap, doctor.build_views(snap))
+    result = diagnosis.diagnose(snap, doctor.build_views(snap))
     assert result["findings"] == []
     assert result["deployments"][0]["components"][0]["groups"] == [
         {"index": i, "podsReady": 2, "ranks": [0, 1]} for i in (0, 1)]

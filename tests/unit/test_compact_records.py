@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.snapshot import Strings, compact_node, compact_owned, compact_pod, read_secret_keys, take
@@ -26,7 +27,7 @@ def _doctor(state: str, compact: bool) -> dict:
     views = doctor.build_views(snap)
     for ns, secret in sorted(doctor.needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
-    return doctor.diagnose(snap, views)
+    return diagnosis.diagnose(snap, views)
 
 
 @pytest.mark.parametrize("state", recorded.STATES)

@@ -19,7 +19,8 @@ import pytest
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.commands.collect import crd_versions, describe, selected_by
 from kubectl_dynamo.commands.get import human_age, run_get
-from kubectl_dynamo.model.lineage import build_tree, needs, run_tree
+from kubectl_dynamo.commands.tree import run_tree
+from kubectl_dynamo.model.lineage import build_tree, needs
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 
@@ -198,7 +199,7 @@ def test_get_on_recorded_healthy_states(state):
         assert d["topFinding"] is None or d["topFinding"]["severity"] == "info"
     assert rows["vllm-mn"]["age"] == "5m"
     assert result.names == [f"dynamographdeployment.nvidia.com/{n}" for n in sorted(rows)]
-    text = result.table(result.data, False, False)
+    text = result.table(result.data, False, False, None)
     assert text.splitlines()[0].split() == ["NAMESPACE", "NAME", "ORCHESTRATOR", "COMPONENTS", "GROUPS", "RANKS",
                                             "RESTARTS", "READY", "AGE", "FINDING"]
 
@@ -209,7 +210,7 @@ def test_get_names_the_top_finding_of_a_faulty_group():
                      all_namespaces=False, name="trtllm-mn")
     (d,) = result.data["deployments"]
     assert d["topFinding"]["code"] == "ssh-secret-missing" and d["topFinding"]["severity"] == "error"
-    detail = result.table(result.data, True, False)
+    detail = result.table(result.data, True, False, None)
     assert "ssh-secret-missing" in detail and detail.splitlines()[2].split()[:2] == ["COMPONENT", "GROUP"]
 
 
@@ -290,7 +291,7 @@ def test_collect_of_a_recorded_state_replays_the_same_doctor(state, tmp_path):
     import tarfile
 
     from kubectl_dynamo.commands.collect import run_collect
-    from kubectl_dynamo.model.views import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor
 
     source = RecordedWithLogs(str(RECORDED / state), "llm")
     bundle = str(tmp_path / "b.tar.gz")

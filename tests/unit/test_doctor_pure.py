@@ -4,6 +4,7 @@ snapshots (pods from tests/unit/builders.py, written from the upstream controlle
 
 import yaml
 
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.checks.registry import run
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.platform import Facts
@@ -20,7 +21,7 @@ def test_classify_grove_and_lws_ranks():
 
 
 def _diagnose(snap) -> dict:
-    return doctor.diagnose(snap, doctor.build_views(snap))
+    return diagnosis.diagnose(snap, doctor.build_views(snap))
 
 
 def test_failed_mount_event_is_reported_once_per_pod():
@@ -37,7 +38,7 @@ def test_healthy_snapshot_has_no_errors_and_every_finding_has_a_cause_key():
     pods = [b.on_scheduler(p, "kai-scheduler") for p in b.all_running(b.grove_group())]
     result = _diagnose(b.snapshot(b.dgd(), pods))
     assert [f for f in result["findings"] if f["severity"] == "error"] == []
-    assert all(list(f) == ["code", "severity", "message", "hint", "component", "object", "cause"]
+    assert all(list(f) == ["code", "severity", "message", "hint", "component", "object", "cause", "dgd"]
                for f in result["findings"])
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 2, "ranks": [0, 1]}]
 
@@ -160,11 +161,10 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
     each consequence still finds the cause of its own group, none of another DGD's, and compares it
     with a few candidates, not with every finding (it was quadratic: 0.8 s at 2,000 findings)."""
     from kubectl_dynamo.findings.finding import Finding
-    from kubectl_dynamo.model import views as doctor
 
     compared = []
-    covers = doctor._covers
-    monkeypatch.setattr(doctor, "_covers", lambda c, f: compared.append(1) or covers(c, f))
+    covers = diagnosis._covers
+    monkeypatch.setattr(diagnosis, "_covers", lambda c, f: compared.append(1) or covers(c, f))
 
     findings = []
     for i in range(1000):
@@ -172,7 +172,7 @@ def test_causes_are_linked_within_each_dgd_at_scale(monkeypatch):
         obj = {"kind": "Pod", "namespace": "ns", "name": f"dgd-{i}-0"}
         findings.append(Finding("group-incomplete", "error", "m", object=obj, where=where))
         findings.append(Finding("gang-held", "error", "m", object={**obj, "kind": "PodGroup"}, where=where))
-    linked = doctor.link_causes(findings)
+    linked = diagnosis.link_causes(findings)
     assert len(compared) <= len(findings)
     incomplete = [f for f in linked if f.code == "group-incomplete"]
     assert len(incomplete) == 1000

@@ -14,6 +14,7 @@ from typing import Optional
 
 import pytest
 
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.snapshot import read_secret_keys, take
@@ -28,7 +29,7 @@ def run(path: Path, name: Optional[str] = None, namespace: Optional[str] = None)
     views = doctor.build_views(snap)
     for ns, secret in sorted(doctor.needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
-    return doctor.diagnose(snap, views), cluster.requests
+    return diagnosis.diagnose(snap, views), cluster.requests
 
 
 # (state, consequence, its cause): the consequence is shown under the finding that explains it.

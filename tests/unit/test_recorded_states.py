@@ -3,7 +3,7 @@
 Each state was recorded by scripts/record-states from the real Dynamo operator with the real LWS +
 Volcano (``lws-*``) or Grove + KAI (``grove-*``) controllers; nothing here was rendered by this
 project's code. The tests run doctor's real code path — ``cluster.snapshot.take`` through
-``RecordedCluster`` → ``doctor.build_views`` → ``doctor.diagnose`` — and assert:
+``RecordedCluster`` → ``doctor.build_views`` → ``diagnosis.diagnose`` — and assert:
 
 - healthy states: no error/warning finding, and every group and rank recognised (expected ranks come
   from the DGD's own ``multinode.nodeCount``, not from doctor's label logic);
@@ -20,6 +20,7 @@ from typing import Dict, List
 import pytest
 from click.testing import CliRunner
 
+from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cli import cli
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.model import views as doctor
@@ -32,13 +33,13 @@ BAD = ("error", "warning")
 
 
 def run(state: str) -> dict:
-    """doctor -A on one recorded state, as cli/doctor.run_doctor does it."""
+    """doctor -A on one recorded state, as cli/doctor_command.run_doctor does it."""
     cluster = RecordedCluster(str(RECORDED / state))
     snap = take(cluster, None)
     views = doctor.build_views(snap)
     for ns, secret in sorted(doctor.needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
-    return doctor.diagnose(snap, views)
+    return diagnosis.diagnose(snap, views)
 
 
 _CACHE: Dict[str, dict] = {}
@@ -82,7 +83,7 @@ def test_state_holds_no_secret_value(state):
 
 @pytest.mark.parametrize("state", STATES)
 def test_doctor_reads_only_recorded_kinds(state):
-    # a kind doctor starts reading must join record.DOCTOR_KINDS (and the states be re-recorded), else the
+    # a kind doctor starts reading must join cluster/kinds.py (and the states be re-recorded), else the
     # replay answers "not recorded" and doctor silently skips that kind
     skipped = [s for s in result(state)["skipped"] if "not recorded" in s["reason"] or "forbidden" in s["reason"]]
     assert skipped == []

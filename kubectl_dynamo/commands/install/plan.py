@@ -210,6 +210,10 @@ class Step:
     def runs(self) -> bool:
         return self.action != "skip"
 
+    @property
+    def title(self) -> str:
+        return CHARTS[self.component].title if self.component in CHARTS else "KAI queues"
+
     def command(self, helm: str) -> Optional[str]:
         return shlex.join([helm, *self.argv]) if self.argv else None
 

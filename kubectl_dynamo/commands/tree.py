@@ -1,0 +1,60 @@
+"""``tree``: a DGD's lineage down to each rank's pod, with what its pods need."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from kubectl_dynamo.cluster import kinds
+from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.lineage import KINDS, build_tree, meta, needs
+
+
+def run_tree(cluster, name: str):
+    """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
+    listed: only whether it exists is kept)."""
+    from kubectl_dynamo.model.platform import Facts
+    from kubectl_dynamo.model.snapshot import Snapshot, list_kind
+    from kubectl_dynamo.output.tables import format_tree
+    from kubectl_dynamo.result import Result
+
+    namespace = cluster.namespace
+    dgd = cluster.get(kinds.DGD.path(namespace, name))
+    groups = cluster.groups()
+    snap = Snapshot(facts=Facts(), namespace=namespace)
+    objects: List[dict] = []
+    for group, version, plural, kind in KINDS:
+        if group and version not in groups.get(group, []):
+            continue
+        for o in list_kind(cluster, snap, plural, group, version, plural) or []:
+            o.setdefault("kind", kind)
+            objects.append(o)
+    pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
+    names = {"Service": {meta(o).get("name") for o in list_kind(cluster, snap, "services", "", "v1", "services") or []},
+             "ConfigMap": {meta(o).get("name") for o in list_kind(cluster, snap, "configmaps", "", "v1", "configmaps") or []}}
+    secrets: Dict[str, Optional[bool]] = {}
+    for pod in pods:
+        for kind, secret, _ in needs(pod):
+            if kind == "Secret" and secret not in secrets:
+                secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
+
+    def exists(kind: str, what: str) -> Optional[bool]:
+        return secrets.get(what) if kind == "Secret" else what in names.get(kind, set())
+
+    data = build_tree(dgd, objects, pods, exists)
+    data["skipped"] = snap.skipped
+    return Result(data, format_tree, names=[f"dynamographdeployment.nvidia.com/{name}"])
+
+
+def _secret_exists(cluster, snap, namespace: str, name: str) -> Optional[bool]:
+    """Whether a Secret exists, by a GET of that name; its content is dropped at once."""
+    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.errors import Forbidden, NotFound
+
+    try:
+        cluster.get(path_for("", "v1", "secrets", namespace, name))
+        return True
+    except NotFound:
+        return False
+    except Forbidden as e:
+        snap.skipped.append({"check": f"secret {name}", "reason": f"forbidden: {e.message}"})
+        return None
