@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from kubectl_dynamo.data import DATA_DIR
-from kubectl_dynamo.validation import admission, cel
+from kubectl_dynamo.validation import cel, webhooks
 from tests.fuzz import agreement
 
 # Where the oracle departs from the API server: it validates `status` as a whole on create. The DGD
@@ -77,4 +77,4 @@ def test_every_cel_rule_of_the_bundled_crd_is_modelled():
     ("registry:5000/x:1.2.3", True), ("x:1.2.3@sha256:" + "b" * 64, True), ("x:1.0", False),
     ("my-registry/sglang-runtime:my-tag", False), ("registry:5000/x", False), ("x", False), ("x:01.0.0", False)])
 def test_image_version(image, parses):
-    assert admission.image_version(image) is parses
+    assert webhooks.image_version(image) is parses
