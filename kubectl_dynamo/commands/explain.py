@@ -36,7 +36,8 @@ def explain_documents(docs: List[Document], *, orchestrator=None, operator_versi
 def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
                 context: Optional[ClusterContext] = None, objects: bool = False, changes: bool = False) -> dict:
     context = context or ClusterContext()
-    plain, findings, simulate = validation(doc)
+    plain, findings, simulate = validation(doc, provider=orchestrator,
+                                           operator_version=operator_version or context.operator_version)
     if not simulate:
         return unsimulated(plain, findings, operator_version or context.operator_version)
     try:

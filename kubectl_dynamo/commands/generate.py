@@ -235,7 +235,9 @@ def _gpu_resources(gpus: int, api_version: str) -> dict:
 
 
 def _container(image: str, command: List[str], args: List[str], gpus: int = 0) -> dict:
-    c: dict = {"name": "main", "image": image, "command": command}
+    c: dict = {"name": "main", "image": image}
+    if command:
+        c["command"] = command
     if args:
         c["args"] = args
     if gpus:
@@ -296,9 +298,12 @@ def _engine_component(spec: GenerateSpec, eng: Engine, disaggregated: bool) -> d
 
 
 def _frontend(spec: GenerateSpec) -> dict:
+    # The image alone, as upstream's examples write it: the operator's frontend defaults supply
+    # `python3 -m dynamo.frontend` (a command given without args would get the default args
+    # appended: `python3 -m dynamo.frontend -m dynamo.frontend`, ai-dynamo/dynamo@2a6da14c
+    # internal/dynamo/component_frontend.go, checked with the operator's own rendering).
     return {"name": "frontend", "type": "frontend", "replicas": 1,
-            "podTemplate": {"spec": {"containers": [
-                _container(spec.default_image, ["python3", "-m", "dynamo.frontend"], [])]}}}
+            "podTemplate": {"spec": {"containers": [_container(spec.default_image, [], [])]}}}
 
 
 def build(spec: GenerateSpec) -> dict:

@@ -116,12 +116,14 @@ def split_documents(text: str) -> List[Tuple[str, str]]:
 def _yaml(indent: Tuple[int, int, int] = (2, 2, 0)):
     from ruamel.yaml import YAML
 
+    from kubectl_dynamo.output.yamlquote import quote_ruamel
+
     y = YAML(typ="rt")
     y.preserve_quotes = True
     y.width = 4096  # never re-wrap long strings (command lines) that were on one line
     mapping, sequence, offset = indent
     y.indent(mapping=mapping, sequence=sequence, offset=offset)
-    return y
+    return quote_ruamel(y)
 
 
 def load_rt(text: str) -> Any:
@@ -196,6 +198,11 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
     """
     import yaml
 
+    if text and not text.endswith("\n"):
+        # kubectl's YAML reader ends a final block scalar with a line break even when the file does
+        # not (as inputs/manifests.parse): without it the last script would be written `|-`, and the
+        # operator would render another script (and worker hash) than for the original
+        text += "\n"
     if opts.role_templates and not versions.at_least(opts.operator_version, api.ROLE_TEMPLATES_SINCE):
         raise UpgradeError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                            f"(--operator-version is {opts.operator_version})")

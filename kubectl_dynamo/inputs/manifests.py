@@ -243,6 +243,9 @@ def _loader_class():
                     raise ConstructorError(None, None, "a mapping key must be a plain value, not a collection",
                                            key_node.start_mark)
                 key = self.construct_object(key_node, deep=deep)
+                if key is None:  # sigs.k8s.io/yaml refuses it ("unsupported map key of type <nil>")
+                    raise ConstructorError(None, None, "a mapping key is null (~, null or empty): Kubernetes' YAML "
+                                           "reader refuses it; quote it if it is a string", key_node.start_mark)
                 mapping[key if isinstance(key, str) else _key_text(key)] = self.construct_object(value_node, deep=deep)
             return mapping
 
@@ -394,11 +397,28 @@ def _yaml_message(e, source: str) -> str:
     return f"{_where(source, mark)}: invalid YAML: {problem}"
 
 
+# etcd's default --max-request-bytes (1.5 MiB): the API server stores no object above it, so a
+# document that large can never be created; refused before parsing (parsing it costs seconds).
+MAX_OBJECT_BYTES = 3 * 512 * 1024
+_DOCUMENT_START = re.compile(r"^---(?=[ \t]|$)", re.MULTILINE)
+
+
+def _check_document_sizes(text: str, source: str) -> None:
+    starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text)] + [len(text)]
+    for a, b in zip(starts, starts[1:]):
+        size = len(text[a:b].encode("utf-8")) if b - a > MAX_OBJECT_BYTES // 4 else 0
+        if size > MAX_OBJECT_BYTES:
+            line = text.count("\n", 0, a) + 1
+            raise InputError(f"{source}: the YAML document at line {line} is {size:,} bytes; the API server stores no "
+                             f"object above {MAX_OBJECT_BYTES:,} bytes (etcd's 1.5 MiB request limit)")
+
+
 def parse(text: str, source: str = "<stdin>") -> List[Document]:
     """All non-empty YAML documents; any problem is an InputError naming the line."""
     yaml = _yaml()
     node_limit = max(max_input_bytes() // BYTES_PER_NODE, 1)
     _check_printable(text, source)
+    _check_document_sizes(text, source)
     if text and not text.endswith("\n"):
         # kubectl's YAML parser ends a final block scalar with a line break even when the file
         # does not; PyYAML would drop it (the operator renders the script with it).

@@ -137,7 +137,7 @@ _SUFFIX: Dict[str, Union[int, Decimal]] = {
     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
     "m": Decimal("0.001"), "u": Decimal("0.000001"), "n": Decimal("0.000000001"),
 }
-_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?$")
+_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 
 
 def parse_quantity(value) -> Optional[Decimal]:
@@ -151,9 +151,12 @@ def parse_quantity(value) -> Optional[Decimal]:
     m = _QUANTITY.match(value.strip())
     if not m:
         return None
+    suffix = m.group(2) or ""
     try:
-        return Decimal(m.group(1)) * Decimal(_SUFFIX[m.group(2) or ""])
-    except InvalidOperation:
+        if suffix[:1] in ("e", "E"):  # a decimal exponent (apimachinery's quantity grammar): 1e3 is 1000
+            return Decimal(m.group(1)).scaleb(int(suffix[1:]))
+        return Decimal(m.group(1)) * Decimal(_SUFFIX[suffix])
+    except (InvalidOperation, ValueError):
         return None
 
 
@@ -175,7 +178,8 @@ def resolve_gpu_count(resources: Optional[dict]) -> Tuple[int, Optional[str]]:
             continue
         name = names[0]
         q = parse_quantity(values[name])
-        if q is None or q != q.to_integral_value() or q < 0:
+        # dra.gpuCountFromQuantity: q.Value() is an int64, so a count beyond it is "not a whole number" too
+        if q is None or q != q.to_integral_value() or q < 0 or q >= 2**63:
             return 0, f"GPU quantity {section}.{name}={values[name]!r} is not a whole number"
         return int(q), None
     return 0, None

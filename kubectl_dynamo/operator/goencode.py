@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation, Overflow, localcontext
 from json.encoder import encode_basestring
 from typing import Any, Dict, List
 
@@ -46,7 +46,16 @@ def quantity(value: Any) -> str:
     m = _QTY.match(text)
     if not m:
         return text
-    number, binary, decimal, exponent = m.groups()
+    # exact for any quantity the API server accepts (a 30-digit GPU count); beyond what a decimal
+    # of 400 digits holds (1e45678) the text is kept rather than raising
+    try:
+        with localcontext(Context(prec=400, Emax=MAX_EMAX, Emin=MIN_EMIN)):
+            return _canonical(*m.groups())
+    except (InvalidOperation, Overflow):
+        return text
+
+
+def _canonical(number: str, binary: Any, decimal: Any, exponent: Any) -> str:
     if binary:
         total = Decimal(number) * (2 ** _BIN[binary])
         if total == total.to_integral_value() and total != 0:

@@ -31,7 +31,9 @@ def paint(text: str, kind: str, color: bool) -> str:
 def to_yaml(data: Any) -> str:
     import yaml
 
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1 << 16)
+    from kubectl_dynamo.output.yamlquote import safe_dumper
+
+    return yaml.dump(data, Dumper=safe_dumper(), sort_keys=False, default_flow_style=False, width=1 << 16)
 
 
 def to_json(data: Any) -> str:

@@ -335,6 +335,8 @@ TITLES = {"platform": "Grove + KAI Scheduler with the Dynamo platform chart (Opt
 def format_plan(plan, dry_run=False, width: Optional[int] = None) -> str:
     import yaml
 
+    from kubectl_dynamo.output.yamlquote import safe_dumper
+
     req = plan.request
     runs = plan.to_run
     lines = [f"Plan: {TITLES[req.mode]}, {plural(len(runs), 'step')}" + (" (dry run: nothing changes)" if dry_run else "")]
@@ -346,7 +348,8 @@ def format_plan(plan, dry_run=False, width: Optional[int] = None) -> str:
         if s.component == "queues":
             lines.append(head + f"create KAI queues where missing: {', '.join(o['metadata']['name'] for o in s.objects)}"
                          f" ({s.reason})")
-            text = yaml.safe_dump_all(s.objects, sort_keys=False, default_flow_style=None, width=1 << 16)
+            text = yaml.dump_all(s.objects, Dumper=safe_dumper(), sort_keys=False, default_flow_style=None,
+                                 width=1 << 16)
             lines += ["        " + line for line in text.rstrip().splitlines()]
         else:
             lines += fold(head + s.command(req.helm), width, " " * len(head) + "    ")

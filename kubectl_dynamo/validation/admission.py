@@ -1,5 +1,6 @@
-"""Would the API server and the operator admit this DGD? The CRD schema, object names and values,
-the operator's validating webhook (``webhook.py``) and the pod templates, as explain's findings."""
+"""Would the API server and the operator admit this DGD? The CRD schema with its CEL rules, object
+names and values, the operator's mutating and validating webhooks (``webhooks.py``) and the pod
+templates, as explain's findings (held against the operator's own verdicts: tests/unit/test_admission.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
                "(kubectl dynamo explain dgd.<path> shows its documentation).")
 
 
-def validation(doc: dict, *, full: bool = True) -> tuple:
-    """``(plain, findings, simulate)``: schema, metadata and (``full``) pod template and API-server
-    value findings, and whether the operator simulation may run on ``plain`` (not when a field has
-    the wrong type: see ``schema.gate``). doctor asks for the gate only (``full=False``): live
-    objects passed the API server, and kubernetes-validate on every live pod template is slow."""
+def validation(doc: dict, *, full: bool = True, provider: Optional[str] = None,
+               operator_version: Optional[str] = None) -> tuple:
+    """``(plain, findings, simulate)``: what the API server and the operator's admission webhooks
+    refuse when the DGD is created (``full``), and whether the operator simulation may run on
+    ``plain`` (not when a field has the wrong type: see ``schema.gate``). ``provider`` is the Grove
+    gate the admission runs with (``grove``, or ``lws``: off; default: Grove unless the DGD opts
+    out). doctor asks for the gate only (``full=False``): live objects passed admission already."""
     from kubectl_dynamo.validation.names import dgd_problems
 
     plain, errors = schema.gate(doc)
@@ -30,17 +33,43 @@ def validation(doc: dict, *, full: bool = True) -> tuple:
             entry,  # the catalogue (~0.6 ms to load) only when there is a finding
         )
 
-        out += [validate.finding(code, validate.ERROR, None, f"{path}: {message}", entry(code).fix)
+        out += [validate.finding(code, entry(code).severity, None, f"{path}: {message}", entry(code).fix)
                 for code, path, message, _ in problems]
     simulate = not any(structural for *_, structural in problems)
     if not full or not simulate:
         return plain, out, simulate
+    out += webhook_findings(plain, provider, operator_version)
     for where, template in _pod_templates(plain):
         for problem in schema.pod_template_errors(template):
-            out.append(validate.finding("pod-template-invalid", validate.ERROR, where["component"],
+            out.append(validate.finding("pod-template-invalid", validate.WARNING, where["component"],
                                         f"{where['path']}: {problem}",
                                         "The pod template must be a valid Kubernetes PodTemplateSpec."))
     return plain, out, True
+
+
+def webhook_findings(plain: dict, provider: Optional[str], operator_version: Optional[str]) -> List[dict]:
+    """The operator's admission webhooks (validation/webhooks.py) on CREATE, and the fields an older
+    operator's CRD does not have."""
+    from kubectl_dynamo.operator import selection, versions
+    from kubectl_dynamo.validation import webhooks
+
+    meta: dict = plain["metadata"] if isinstance(plain.get("metadata"), dict) else {}
+    grove = (provider or ("grove" if selection.wants_grove(meta.get("annotations")) else "lws")) == "grove"
+    hint = "Fix the field the message names: the operator's admission webhook refuses the DGD on create."
+    out = [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
+           for path, message in webhooks.problems(plain, grove)]
+    out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
+                             "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
+            for path, message in webhooks.offline_notes(plain, grove)]
+    if not versions.at_least(operator_version or versions.NEWEST, "1.6.0"):
+        spec: dict = plain["spec"] if isinstance(plain.get("spec"), dict) else {}
+        for i, comp in enumerate(spec.get("components") or []):
+            if isinstance(comp, dict) and "roles" in comp:
+                out.append(validate.finding(
+                    "schema-invalid", validate.ERROR, comp.get("name"),
+                    f"spec.components[{i}]: unknown field(s) ('roles' was unexpected: the CRD of operator "
+                    f"{operator_version} has no roles; they are Dynamo 1.6.0+)", SCHEMA_HINT))
+    return out
 
 
 def _pod_templates(doc: dict):

@@ -133,7 +133,7 @@ def dgd_problems(doc: dict) -> List[Problem]:
     if isinstance(name, str):
         out += [(code, "metadata.name", f"{shorten(name)} {m} (DNS-1123 subdomain)", False)
                 for m in dns1123_subdomain(name)]
-    if isinstance(namespace, str):
+    if isinstance(namespace, str) and namespace:  # empty: the request's namespace is used
         out += [(code, "metadata.namespace", f"{shorten(namespace)} {m} (DNS-1123 label)", False)
                 for m in dns1123_label(namespace)]
     out += map_problems(meta.get("labels"), "metadata.labels", labels=True)
@@ -143,8 +143,9 @@ def dgd_problems(doc: dict) -> List[Problem]:
     code = "image-invalid"
     for path, image in _images(spec, "spec"):
         out += [(code, path, f"{shorten(image)} {m}", False) for m in image_reference(image)]
+    code = "node-selector-invalid"  # admitted; the API server refuses the pods made from it
     for path, selector in _node_selectors(spec, "spec"):
-        out += map_problems(selector, path, labels=True)
+        out += [(code, p, m, structural) for _, p, m, structural in map_problems(selector, path, labels=True)]
     return out
 
 

@@ -90,6 +90,10 @@ def _add_roles(root: dict) -> None:
 
 
 # -- validation -------------------------------------------------------------------------------
+# What the API server checks beyond JSON Schema, kept for the validator: CEL rules (validation/cel.py)
+# and list-map / list-set keys (duplicates refused).
+KEPT_EXTENSIONS = ("x-kubernetes-validations", "x-kubernetes-list-type", "x-kubernetes-list-map-keys")
+
 def _to_json_schema(node):
     """OpenAPI v3 (a structural CRD schema) -> JSON Schema draft 4, strict about unknown fields:
     the API server would prune them silently; a user wants to know."""
@@ -98,8 +102,8 @@ def _to_json_schema(node):
     if not isinstance(node, dict):
         return node
     out = {k: _to_json_schema(v) for k, v in node.items()
-           if not k.startswith("x-kubernetes-") and k not in ("nullable", "description", "format")}
-    if node.get("format") in ("int32", "int64"):  # kept for the range (the validator checks it)
+           if (not k.startswith("x-kubernetes-") or k in KEPT_EXTENSIONS) and k not in ("nullable", "description", "format")}
+    if node.get("format") in ("int32", "int64", "date-time"):  # kept for what Go's decoding refuses
         out["format"] = node["format"]
     if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
@@ -136,14 +140,26 @@ def _errors(plain) -> List[dict]:
     if version not in VERSIONS:
         return [{"path": "apiVersion", "message": f"unsupported apiVersion {api[:60]!r} (want nvidia.com/v1beta1 "
                  "or v1alpha1)", "structural": True}]
-    found = sorted(validate(validation_schema(version), plain), key=lambda e: list(map(str, e[0])))
+    # As the API server on CREATE: status is dropped (the CRD has a status subresource: apiextensions'
+    # customResourceStrategy.PrepareForCreate), then structural defaults, then validation.
+    from kubectl_dynamo.operator import defaults
+
+    root = validation_schema(version)
+    body = defaults.apply(copy.deepcopy({k: v for k, v in plain.items() if k != "status"}), version)
+    found = validate(root, body)
+    if "status" in plain:
+        # status is dropped only after the mutating webhook, which decodes it into the Go types, and
+        # strict field validation reads it: unknown fields, wrong types and unparsable times refuse
+        found += [e for e in validate(root, {"status": plain["status"]}) if e[2] in ("unknown", "type", "range", "format")]
+    found.sort(key=lambda e: list(map(str, e[0])))
     return [{"path": _path(where), "message": message, "structural": kind in STRUCTURAL}
             for where, message, kind in found]
 
 
 def normalise(doc: dict) -> dict:
     """The DGD as the API server stores it: plain JSON values (ruamel maps, dates), nulls pruned."""
-    return _drop_nulls(json.loads(json.dumps(doc, default=str)))
+    plain = _drop_nulls(json.loads(json.dumps(doc, default=str)), top=True)
+    return plain
 
 
 def gate(doc: dict) -> tuple:
@@ -192,11 +208,19 @@ def require_structure(docs, source: str) -> Optional[str]:
     return other
 
 
-def _drop_nulls(node):
+def _drop_nulls(node, top: bool = False):
     """The API server prunes null values of non-nullable fields before validating a custom
-    resource (e.g. ``containers: null``); the DGD schema marks almost nothing nullable."""
+    resource (e.g. ``containers: null``); the DGD schema marks almost nothing nullable. A null
+    label or annotation value decodes into ObjectMeta's map as ``""`` (the key stays)."""
     if isinstance(node, dict):
-        return {k: _drop_nulls(v) for k, v in node.items() if v is not None}
+        out = {k: _drop_nulls(v) for k, v in node.items() if v is not None}
+        meta = out.get("metadata") if top else None
+        if isinstance(meta, dict) and isinstance(node.get("metadata"), dict):
+            for key in ("labels", "annotations"):
+                raw = node["metadata"].get(key)
+                if isinstance(raw, dict) and isinstance(meta.get(key), dict):
+                    meta[key] = {k: "" if v is None else _drop_nulls(v) for k, v in raw.items()}
+        return out
     if isinstance(node, list):
         return [_drop_nulls(v) for v in node]
     return node
@@ -232,6 +256,8 @@ def pod_template_errors(template: dict, kube_version: str = "1.33") -> List[str]
     pod["spec"].setdefault("containers", [])
     out = []
     for e in sorted(_pod_validator(kube_version).iter_errors(pod), key=lambda e: list(map(str, e.path))):
+        if e.validator == "additionalProperties":  # the CRD schema (k8s.io/api v0.36) knows newer fields
+            continue
         where = ".".join(str(p) for p in e.path)
         out.append(f"{where}: {e.message}" if where else e.message)
     return out

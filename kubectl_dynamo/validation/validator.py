@@ -20,8 +20,11 @@ from typing import Iterator, List, Optional, Tuple
 
 KEYWORDS = {"type", "properties", "additionalProperties", "required", "items", "enum", "pattern", "anyOf",
             "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "maxProperties", "default",
-            "title", "$schema", "format"}
-STRUCTURAL = {"type", "range"}
+            "title", "$schema", "format", "x-kubernetes-validations", "x-kubernetes-list-type",
+            "x-kubernetes-list-map-keys"}
+# maxItems / maxProperties too: a DGD with 10,000 components is refused whole (the CRD allows 25), so
+# neither its items nor a simulation of them are worth the seconds they cost
+STRUCTURAL = {"type", "range", "maxItems", "maxProperties"}
 _FORMAT_RANGE = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 _TYPES = {
@@ -29,7 +32,10 @@ _TYPES = {
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    # the API server decodes JSON numbers as int64 when they are whole and fit, else as float64
+    # (apimachinery util/json): 10**30 or 1e30 is a number, not an integer
+    "integer": lambda v: ((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()))
+    and -(2**63) <= v < 2**63,
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "null": lambda v: v is None,
 }
@@ -74,7 +80,8 @@ def errors(schema: dict, value, path: Optional[list] = None) -> Iterator[Error]:
             yield path, f"{shorten(value)} is out of the {schema['format']} range", "range"
     elif isinstance(value, list):
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            yield path, f"{shorten(value)} is too long", "maxItems"
+            yield path, f"{len(value)} items, more than the {schema['maxItems']} allowed", "maxItems"
+            return
         if "minItems" in schema and len(value) < schema["minItems"]:
             yield path, f"{shorten(value)} is too short", "minItems"
         if isinstance(schema.get("items"), dict):
@@ -82,9 +89,55 @@ def errors(schema: dict, value, path: Optional[list] = None) -> Iterator[Error]:
                 yield from errors(schema["items"], item, path + [i])
     elif isinstance(value, dict):
         yield from _object(schema, value, path)
+    if isinstance(value, list) and schema.get("x-kubernetes-list-type") in ("map", "set"):
+        yield from _list_keys(schema, value, path)
+    for rule in schema.get("x-kubernetes-validations") or ():
+        from kubectl_dynamo.validation import cel
+
+        reason = cel.check(rule, value)
+        if reason is not None:
+            yield path, reason, "cel"
+
+
+def _list_keys(schema, value, path):
+    """apiextensions ``listtype.ValidateListSetsAndMaps``: the keys of a list-map (every item's
+    key fields) or the items of a list-set are unique."""
+    keys = schema.get("x-kubernetes-list-map-keys") or []
+    seen: dict = {}
+    for i, item in enumerate(value):
+        if schema["x-kubernetes-list-type"] == "map":
+            if not isinstance(item, dict):
+                continue
+            key = repr([item.get(k) for k in keys])
+        else:
+            key = repr(item)
+        if key in seen:
+            yield path + [i], f"duplicate value {shorten(key)} (also item {seen[key]}: a list-{schema['x-kubernetes-list-type']} keeps one)", "duplicate"
+        else:
+            seen[key] = i
+
+
+# Go's time.Parse(time.RFC3339, ...), as metav1.Time decodes a date-time
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _rfc3339(value: str) -> bool:
+    import datetime
+
+    m = _RFC3339.match(value)
+    if not m:
+        return False
+    try:
+        year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return True
 
 
 def _string(schema, value, path):
+    if schema.get("format") == "date-time" and not _rfc3339(value):
+        yield path, f"{shorten(value)} is not an RFC 3339 date-time", "format"
     if "minLength" in schema and len(value) < schema["minLength"]:
         yield path, f"{shorten(value)} is too short", "minLength"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
@@ -103,7 +156,8 @@ def _object(schema, value, path):
         if name not in value:
             yield path, f"{name!r} is a required property", "required"
     if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-        yield path, f"{shorten(value)} has too many properties", "maxProperties"
+        yield path, f"{len(value)} entries, more than the {schema['maxProperties']} allowed", "maxProperties"
+        return
     extra = schema.get("additionalProperties", True)
     unknown = []
     for key, item in value.items():

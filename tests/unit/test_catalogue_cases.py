@@ -248,6 +248,18 @@ def _with_container(backend: Optional[str] = "vllm", **fields) -> dict:
     return b.dgd(backend=backend, components=[b.component(container=c)])
 
 
+def _pod_spec(**fields) -> dict:
+    doc = _with_container()
+    doc["spec"]["components"][0]["podTemplate"]["spec"].update(fields)
+    return doc
+
+
+def _kv_policy(**policy) -> dict:
+    doc = b.dgd()
+    doc["spec"]["experimental"] = {"kvTransferPolicy": {"domain": "zone", **policy}}
+    return doc
+
+
 def _shell(line: str, backend: Optional[str] = "vllm") -> dict:
     """A main container that launches the engine from a shell script."""
     return _with_container(backend, command=["/bin/sh", "-c"], args=[line])
@@ -354,6 +366,14 @@ MANIFEST: Dict[str, Tuple[Case, Case]] = {
                             lambda: run_manifest(b.dgd(components=[b.component("decode"), b.component("decode2")]))),
     "image-invalid": (lambda: run_manifest(_with_container(image="runtime 1.0.0")),
                       lambda: run_manifest(_with_container(image="runtime:1.0.0"))),
+    "node-selector-invalid": (lambda: run_manifest(_pod_spec(nodeSelector={"zone": "a b"})),
+                              lambda: run_manifest(_pod_spec(nodeSelector={"zone": "a-b"}))),
+    # The webhook needs runtimeVersionOverride when the main image tag is not a semantic version
+    # (upstream's own examples: my-registry/sglang-runtime:my-tag).
+    "admission-refused": (lambda: run_manifest(_with_container(image="my-registry/sglang-runtime:my-tag")),
+                          lambda: run_manifest(_with_container(image="my-registry/sglang-runtime:1.0.1"))),
+    "admission-needs-cluster": (lambda: run_manifest(_kv_policy(clusterTopologyName="rack-topology")),
+                                lambda: run_manifest(_kv_policy(labelKey="topology.kubernetes.io/zone"))),
 }
 
 

@@ -57,7 +57,7 @@ def test_validator_knows_every_keyword_the_schema_uses():
                 if key == "properties":
                     for child in value.values():
                         walk(child)
-                elif key not in ("enum", "required", "default"):
+                elif key not in ("enum", "required", "default", "x-kubernetes-validations", "x-kubernetes-list-map-keys"):
                     walk(value)
         elif isinstance(node, list):
             for item in node:

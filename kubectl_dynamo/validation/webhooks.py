@@ -1,0 +1,552 @@
+"""The operator's admission webhooks for a DGD on CREATE, offline: the mutating ``DGDDefaulter``
+then the validating ``DynamoGraphDeploymentHandler.ValidateCreate``.
+
+Ported from ai-dynamo/dynamo @2a6da14c, ``deploy/operator/internal/webhook/``:
+``defaulting/dynamographdeployment_handler.go`` (provider annotation, replicas, minAvailable,
+provider-override targets), ``validation/dynamographdeployment.go`` (object metadata, the spec,
+topology, KV transfer policy, GPU power annotation), ``validation/shared_v1beta1.go`` (a
+component: provider overrides, Grove-only fields, EPP, frontend sidecar, GMS, failover,
+checkpoint, runtime version), ``validation/shared_helpers.go`` (runtime version from the image tag,
+elastic EP), ``validation/*_v1alpha1.go`` (the fields and paths of a v1alpha1 request) and
+``internal/provideroverride/registry.go``, ``internal/runtimeversion/runtimeversion.go``,
+``internal/dynamo/graph.go`` (``PCSNameForDGD``, ``LongestPodCliqueNameForDGDComponent``).
+
+``problems(plain, grove)`` takes the DGD after the API server's own checks (validation/schema.py),
+the Grove gate (on: ``grove``), and returns ``[(path, message)]`` in the webhook's wording. Where
+the webhook asks the cluster (a ClusterTopologyBinding) the answer is unknown offline: those are
+``offline`` notes, not errors (the admission oracle, which has no cluster, refuses them).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from kubectl_dynamo.operator import grove as grove_names
+from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
+
+Problem = Tuple[str, str]
+
+ENABLE_GROVE = "nvidia.com/enable-grove"
+WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
+ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"
+VLLM_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
+GROVE_UPDATE_STRATEGY = "nvidia.com/grove-update-strategy"
+DISCOVERY_MODE = "nvidia.com/dynamo-kube-discovery-mode"
+GPU_POWER_LIMIT = "dynamo.nvidia.com/gpu-power-limit"
+GROVE_API_VERSION = "grove.io/v1alpha1"
+MAX_COMBINED_NAME = 45  # consts.MaxCombinedGroveResourceNameLength
+FRONTEND_SIDECAR = "sidecar-frontend"
+RUNTIME_VERSION_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
+GROVE_ONLY = "is currently supported only for Grove-backed DynamoGraphDeployment components"
+TOPOLOGY_OVERRIDE_CONFLICT = ("cannot be combined with spec.topologyConstraint or components[].topologyConstraint; use "
+                              "either the typed topology API or provider-native Grove topology overrides")
+
+# runtimeversion.imageTagPattern: a semantic version, optionally with a v prefix
+_IMAGE_TAG = re.compile(r"^[vV]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+                        r"(?:-((?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*))?"
+                        r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+# Masterminds semver v3 NewVersion (the lenient form: "1", "1.5", "v1.5.0-rc1")
+_SEMVER = re.compile(r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
+                     r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$")
+
+
+def _map(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def image_version(image: str) -> bool:
+    """runtimeversion.ParseImageVersion succeeds: the tag (after the last '/', before any digest) is semver."""
+    ref = image.strip()
+    ref = ref.split("@", 1)[0]
+    slash, colon = ref.rfind("/"), ref.rfind(":")
+    if colon <= slash:
+        return False
+    return _IMAGE_TAG.match(ref[colon + 1:].strip()) is not None
+
+
+# -- the component's shape (api/v1beta1 dynamocomponentdeployment_types.go) ---------------------
+def _nodes(c: dict) -> int:
+    n = _map(c.get("multinode")).get("nodeCount") if "multinode" in c else 1
+    return n if isinstance(n, int) else 1
+
+
+def _gms(c: dict) -> Optional[dict]:
+    g = _map(c.get("experimental")).get("gpuMemoryService")
+    return g if isinstance(g, dict) else None
+
+
+def _mode(spec: Optional[dict]) -> str:
+    return (spec or {}).get("mode") or "IntraPod"  # effectiveGMSMode
+
+
+def _inter_pod(c: dict) -> bool:
+    return _gms(c) is not None and _map(_gms(c)).get("mode") == "InterPod"  # IsInterPodGMSEnabled: no default
+
+
+def uses_pcsg(c: dict) -> bool:
+    return _nodes(c) > 1 or _inter_pod(c) or bool(_map(_map(c.get("experimental")).get("grove")).get("forceScalingGroup"))
+
+
+def _role_names(name: str, c: dict) -> List[str]:
+    """graph.go expandRolesForComponent: the PodClique names of a component's roles."""
+    nodes = _nodes(c)
+    if nodes > 1 and _inter_pod(c):
+        return [f"{name}-gms-{r}" for r in range(nodes)] + [f"{name}-ldr"] + [f"{name}-wkr-{r}" for r in range(1, nodes)]
+    if nodes > 1:
+        return [f"{name}-ldr", f"{name}-wkr"]
+    if _inter_pod(c):
+        return [f"{name}-gms-0", name]
+    return [name]
+
+
+def longest_clique(c: dict) -> str:
+    name = str(c.get("name", ""))
+    lower = name.lower()
+    if not uses_pcsg(c):
+        return lower
+    return max([lower] + [r.lower() for r in _role_names(name, c)], key=len)
+
+
+def pcs_name(dgd_name: str, components: List[dict]) -> str:
+    """graph.go PCSNameForDGD."""
+    worst = 0
+    for c in components:
+        lower = str(c.get("name", "")).lower()
+        worst = max(worst, len(lower) + len(longest_clique(c)) if uses_pcsg(c) else len(lower))
+    budget = max(MAX_COMBINED_NAME - worst, 8)
+    if len(dgd_name) <= budget:
+        return dgd_name
+    return f"{dgd_name[:budget - 5]}-{grove_names.fnv32a(dgd_name.encode()) & 0xFFFF:04x}"
+
+
+def _main(c: dict) -> Tuple[Optional[int], Optional[dict]]:
+    for i, ctr in enumerate(_list(_map(_map(c.get("podTemplate")).get("spec")).get("containers"))):
+        if isinstance(ctr, dict) and ctr.get("name") == "main":
+            return i, ctr
+    return None, None
+
+
+def _gpu_count(c: dict) -> Tuple[int, Optional[str]]:
+    """dra.ExtractGPUCountFromResourceRequirements on the main container."""
+    _, main = _main(c)
+    return resolve_gpu_count(_map(_map(main).get("resources")))
+
+
+# -- the mutating webhook -----------------------------------------------------------------------
+def _expected_target(provider: str, api_version: Any, scope: str, c: Optional[dict]) -> Tuple[Optional[str], str]:
+    """provideroverride.ExpectedTarget: (target, error)."""
+    if provider != "grove":
+        return None, f'workload provider "{provider}" does not support provider overrides'
+    if api_version != GROVE_API_VERSION:
+        return None, f'unsupported Grove apiVersion "{api_version}"; supported value is "{GROVE_API_VERSION}"'
+    if scope == "root":
+        return "PodCliqueSet", ""
+    if scope == "component":
+        return ("PodCliqueScalingGroupConfig" if uses_pcsg(_map(c)) else "PodCliqueTemplateSpec"), ""
+    if c is None or _nodes(c) <= 1:
+        return None, f'scope "{scope}" requires a multinode component'
+    if _inter_pod(c):
+        return None, f'scope "{scope}" is not supported for inter-pod GMS components'
+    return "PodCliqueTemplateSpec", ""
+
+
+def _overrides(spec: dict) -> Iterator[Tuple[str, dict, str, Optional[dict]]]:
+    """(path, providerOverride, scope, component) of every provider override, in the webhook's order."""
+    if isinstance(spec.get("providerOverride"), dict):
+        yield "spec.providerOverride", spec["providerOverride"], "root", None
+    for i, c in enumerate(_list(spec.get("components"))):
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("providerOverride"), dict):
+            yield f"spec.components[{i}].providerOverride", c["providerOverride"], "component", c
+        for role in ("leader", "worker"):
+            o = _map(_map(c.get("multinode")).get(role)).get("providerOverride")
+            if isinstance(o, dict):
+                yield f"spec.components[{i}].multinode.{role}.providerOverride", o, f"multinode.{role}", c
+
+
+def default(beta: dict, grove: bool) -> str:
+    """DGDDefaulter.Default on CREATE, in place; returns the workload provider it selects."""
+    meta = beta.setdefault("metadata", {})
+    annotations = meta.setdefault("annotations", {})
+    opted_out = str(annotations.get(ENABLE_GROVE, "")).lower() == "false"
+    provider = "grove" if grove and not opted_out else "component"
+    annotations[WORKLOAD_PROVIDER] = provider  # the controller-owned annotation is derived, never taken
+    spec = _map(beta.get("spec"))
+    for _, override, scope, c in _overrides(spec):
+        if not override.get("target"):
+            target, _ = _expected_target(provider, override.get("apiVersion"), scope, c)
+            if target:
+                override["target"] = target
+    for c in _list(spec.get("components")):
+        if isinstance(c, dict):
+            c.setdefault("replicas", 1)
+            if provider == "grove":
+                c.setdefault("minAvailable", 1)
+    return provider
+
+
+# -- the validating webhook ---------------------------------------------------------------------
+def problems(plain: dict, grove: bool) -> List[Problem]:
+    """The validating webhook's errors for the DGD as the API server hands it over (after the
+    conversion of a v1alpha1 request and the mutating webhook)."""
+    from kubectl_dynamo.operator import defaults
+    from kubectl_dynamo.operator.convert import to_v1beta1
+
+    alpha = str(plain.get("apiVersion", "")).endswith("/v1alpha1")
+    # the API server defaults the request version, converts, and defaults the storage version
+    request = defaults.apply(copy.deepcopy(plain), "v1alpha1" if alpha else "v1beta1")
+    try:
+        beta, _ = to_v1beta1(request, force=True, stored=True) if alpha else (request, [])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []  # the schema errors already say why
+    beta = defaults.apply(copy.deepcopy(dict(beta)), "v1beta1")
+    provider = default(beta, grove)
+    meta = _map(beta.get("metadata"))
+    spec = _map(beta.get("spec"))
+    out = _object_meta(_map(meta.get("annotations")), spec)
+    out += _spec(spec, str(meta.get("name", "")), provider, v1beta1_source=not alpha)
+    if alpha:
+        out += _alpha_spec(_map(request.get("spec")))
+    return out
+
+
+def _object_meta(annotations: dict, spec: dict) -> List[Problem]:
+    out: List[Problem] = []
+    where = "metadata.annotations"
+    if ORIGIN_VERSION in annotations and not _SEMVER.match(str(annotations[ORIGIN_VERSION])):
+        out.append((f"{where}[{ORIGIN_VERSION}]", f"Invalid value: {annotations[ORIGIN_VERSION]!r}: must be valid semver"))
+    out += _vllm_backend(annotations, where)
+    if GROVE_UPDATE_STRATEGY in annotations and annotations[GROVE_UPDATE_STRATEGY] not in ("RollingRecreate", "OnDelete"):
+        out.append((f"{where}[{GROVE_UPDATE_STRATEGY}]", f"Unsupported value: {annotations[GROVE_UPDATE_STRATEGY]!r}: "
+                    'supported values: "RollingRecreate", "OnDelete"'))
+    if DISCOVERY_MODE in annotations and annotations[DISCOVERY_MODE] not in ("pod", "container"):
+        out.append((f"{where}[{DISCOVERY_MODE}]", f"Unsupported value: {annotations[DISCOVERY_MODE]!r}: "
+                    'supported values: "pod", "container"'))
+    intra_failover = any(_mode(_map(_map(c).get("experimental")).get("failover")) == "IntraPod"
+                         for c in _list(spec.get("components")) if _map(_map(c).get("experimental")).get("failover"))
+    if intra_failover and annotations.get(DISCOVERY_MODE) != "container":
+        out.append((f"{where}[{DISCOVERY_MODE}]", f"Invalid value: {annotations.get(DISCOVERY_MODE, '')!r}: "
+                    'must be "container" when intra-pod failover is configured'))
+    return out
+
+
+def _vllm_backend(annotations: dict, where: str) -> List[Problem]:
+    if VLLM_BACKEND in annotations and str(annotations[VLLM_BACKEND]).lower() not in ("mp", "ray"):
+        return [(f"{where}[{VLLM_BACKEND}]", f'Invalid value: {annotations[VLLM_BACKEND]!r}: must be "mp" or "ray"')]
+    return []
+
+
+def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool) -> List[Problem]:
+    grove = provider == "grove"
+    not_grove = f'Forbidden: requires the Grove pathway, but workload provider "{provider}" is selected'
+    out: List[Problem] = []
+    components = [c for c in _list(spec.get("components")) if isinstance(c, dict)]
+    overrides = {path: (o, scope, c) for path, o, scope, c in _overrides(spec)}
+    if "spec.providerOverride" in overrides:
+        override, scope, owner = overrides["spec.providerOverride"]
+        out += _provider_override("spec.providerOverride", override, scope, owner, provider)
+    if spec.get("priorityClassName") and not grove:
+        out.append(("spec.priorityClassName", not_grove))
+    if not components:
+        out.append(("spec.components", "Required value: must have at least one component"))
+    pcs = pcs_name(dgd_name, components) if grove else ""
+    for i, c in enumerate(components):
+        path = f"spec.components[{i}]"
+        if grove:
+            combined = len(pcs) + len(str(c.get("name", "")).lower()) + (len(longest_clique(c)) if uses_pcsg(c) else 0)
+            if combined > MAX_COMBINED_NAME:
+                out.append((f"{path}.name", f"Invalid value: {c.get('name')!r}: combined resource name length {combined} "
+                            f"exceeds the {MAX_COMBINED_NAME}-character pod-name limit; shorten DynamoGraphDeployment "
+                            f"name {dgd_name!r} or component name {c.get('name')!r}"))
+        gms = _gms(c)
+        if gms is not None and _mode(gms) == "InterPod":
+            if not grove:
+                out.append((f"{path}.experimental.gpuMemoryService.mode", not_grove))
+            if spec.get("backendFramework") != "vllm":
+                out.append((f"{path}.experimental.gpuMemoryService.mode", "Invalid value: the inter-pod GMS layout is "
+                            f"currently supported only for vLLM (detected backend: {spec.get('backendFramework') or '<unset>'})"))
+        out += _power_annotation(c, path)
+        out += _elastic_ep(spec.get("backendFramework"), c, path)
+        out += _component(c, path, provider, overrides, v1beta1_source=v1beta1_source)
+    out += _topology(spec, provider, overrides)
+    policy = _map(_map(spec.get("experimental")).get("kvTransferPolicy"))
+    if policy.get("clusterTopologyName"):
+        from kubectl_dynamo.validation.names import dns1123_subdomain
+
+        name = str(policy["clusterTopologyName"])
+        where = "spec.experimental.kvTransferPolicy.clusterTopologyName"
+        out += [(where, f"Invalid value: {name!r}: {m}") for m in dns1123_subdomain(name)]
+        if not grove:
+            out.append((where, not_grove))
+    return out
+
+
+def _power_annotation(c: dict, path: str) -> List[Problem]:
+    annotations = _map(_map(_map(c.get("podTemplate")).get("metadata")).get("annotations"))
+    if GPU_POWER_LIMIT not in annotations:
+        return []
+    out: List[Problem] = []
+    value = str(annotations[GPU_POWER_LIMIT])
+    where = f"{path}.podTemplate.metadata.annotations[{GPU_POWER_LIMIT}]"
+    if not re.fullmatch(r"[+-]?[0-9]+", value) or not -(2**63) <= int(value) < 2**63:  # strconv.Atoi
+        out.append((where, f"Invalid value: {value!r}: must be a decimal integer"))
+    elif int(value) <= 0:
+        out.append((where, f"Invalid value: {value!r}: must be greater than zero"))
+    dra = None
+    if _gms(c) is not None:
+        dra = f"{path}.experimental.gpuMemoryService"
+    else:
+        pod = _map(_map(c.get("podTemplate")).get("spec"))
+        for kind in ("containers", "initContainers"):
+            for j, ctr in enumerate(_list(pod.get(kind))):
+                if dra is None and _list(_map(_map(ctr).get("resources")).get("claims")):
+                    dra = f"{path}.podTemplate.spec.{kind}[{j}].resources.claims"
+    if dra:
+        out.append((dra, f'Forbidden: cannot be combined with annotation "{GPU_POWER_LIMIT}": power-aware planning does '
+                    "not support DRA-backed device allocation"))
+    return out
+
+
+def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
+    """shared_helpers.go validateElasticEPRequiresCommand with backend_vllm.go IsElasticEPRayLaunch."""
+    index, main = _main(c)
+    if framework != "vllm" or main is None or main.get("command"):
+        return []
+    tokens = [t for arg in _list(main.get("args")) if isinstance(arg, str) for t in arg.split()]
+
+    def has_arg(flag: str) -> bool:  # utils.go hasArg on the expanded line
+        return any(f"{flag} ray" in t or f"{flag}=ray" in t or (t == flag and tokens[i + 1:i + 2] == ["ray"])
+                   for i, t in enumerate(tokens))
+
+    if "--enable-elastic-ep" in tokens and (has_arg("--data-parallel-backend") or has_arg("-dpb")):
+        return [(f"{path}.podTemplate.spec.containers[{index}].command", "Required value: elastic expert parallelism "
+                 "(--enable-elastic-ep with --data-parallel-backend ray) requires an explicit container command")]
+    return []
+
+
+def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_source: bool) -> List[Problem]:
+    """shared_v1beta1.go validateDynamoComponentDeploymentSharedSpec."""
+    grove = provider == "grove"
+    out: List[Problem] = []
+    for where in (f"{path}.providerOverride", f"{path}.multinode.leader.providerOverride",
+                  f"{path}.multinode.worker.providerOverride"):
+        if where in overrides:
+            override, scope, owner = overrides[where]
+            out += _provider_override(where, override, scope, owner, provider)
+    if "minAvailable" in c and not grove:
+        out.append((f"{path}.minAvailable", f"Forbidden: {GROVE_ONLY}"))
+    size = parse_quantity(c.get("sharedMemorySize")) if "sharedMemorySize" in c else None
+    if size is not None and size < 0:
+        out.append((f"{path}.sharedMemorySize", f"Invalid value: {c['sharedMemorySize']!r}: must be non-negative"))
+    if c.get("type") == "epp":
+        if _nodes(c) > 1:
+            out.append((f"{path}.multinode", "Forbidden: EPP component cannot be multinode"))
+        if c.get("replicas", 1) != 1:
+            out.append((f"{path}.replicas", f"Invalid value: {c.get('replicas')}: EPP component must have exactly 1 replica"))
+        if "eppConfig" not in c:
+            out.append((f"{path}.eppConfig", "Required value: is required for EPP components"))
+    ref = _map(c.get("eppConfig")).get("configMapRef")
+    if isinstance(ref, dict) and not ref.get("name"):
+        out.append((f"{path}.eppConfig.configMapRef.name", "Required value: is required"))
+    if "frontendSidecar" in c:
+        sidecar = c["frontendSidecar"]
+        names = [_map(x).get("name") for x in _list(_map(_map(c.get("podTemplate")).get("spec")).get("containers"))]
+        if "podTemplate" not in c:
+            out.append((f"{path}.podTemplate.spec.containers", "Required value: is required when frontendSidecar is set"))
+        elif sidecar == "":
+            out.append((f"{path}.frontendSidecar", "Invalid value: \"\": must not be empty"))
+        elif sidecar not in names:
+            out.append((f"{path}.frontendSidecar", f"Invalid value: {sidecar!r}: must match a podTemplate.spec.containers name"))
+    if isinstance(c.get("experimental"), dict):
+        out += _experimental(c, f"{path}.experimental", grove)
+    if v1beta1_source:
+        index, main = _main(c)
+        image = _map(main).get("image") or ""
+        where = f"{path}.podTemplate.spec.containers" + (f"[{index}].image" if index is not None else "")
+        if not image:
+            out.append((where, "Required value: is required"))
+        elif not c.get("runtimeVersionOverride") and not image_version(str(image)):
+            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED} ({image!r})"))
+    return out
+
+
+def _provider_override(path: str, override: dict, scope: str, c: Optional[dict], provider: str) -> List[Problem]:
+    """shared_v1beta1.go validateProviderOverride with provideroverride.ValidateValue."""
+    if provider != "grove":
+        return [(path, f'Forbidden: requires workload provider "grove", but "{provider}" is selected')]
+    api_version = override.get("apiVersion")
+    if not api_version:
+        return [(f"{path}.apiVersion", "Required value: is required")]
+    if api_version != GROVE_API_VERSION:
+        return [(f"{path}.apiVersion", f'Unsupported value: {api_version!r}: supported values: "{GROVE_API_VERSION}"')]
+    target, error = _expected_target(provider, api_version, scope, c)
+    if target is None:
+        return [(path, f"Forbidden: {error}")]
+    if override.get("target") != target:
+        return [(f"{path}.target", f"Invalid value: {override.get('target')!r}: must match the provider-context target "
+                 f'"{target}"')]
+    value = override.get("value")
+    if not isinstance(value, dict):
+        return [(f"{path}.value", "Invalid value: must be a JSON object")]
+    owned = "Forbidden: is Dynamo-owned or not enabled for provider override"
+    out: List[Problem] = []
+    node, at = value, f"{path}.value"
+    if target == "PodCliqueSet":
+        for key in ("spec", "template"):
+            out += [(f"{at}.{k}", owned) for k in sorted(node) if k != key]
+            if key not in node:
+                return out + [(f"{at}.{key}", "Invalid value: is required")]
+            if not isinstance(node[key], dict):
+                return out + [(f"{at}.{key}", "Invalid value: must be a JSON object")]
+            node, at = node[key], f"{at}.{key}"
+    out += [(f"{at}.{k}", owned) for k in sorted(node) if k != "topologyConstraint"]
+    if "topologyConstraint" not in node:
+        out.append((f"{at}.topologyConstraint", "Invalid value: is required"))
+    elif not isinstance(node["topologyConstraint"], dict):
+        out.append((f"{at}.topologyConstraint", "Invalid value: must be a JSON object"))
+    return out
+
+
+def _writes_topology(override: dict) -> bool:
+    """provideroverride.WritesGroveTopology on the defaulted target."""
+    value = _map(override.get("value"))
+    if override.get("target") == "PodCliqueSet":
+        return "topologyConstraint" in _map(_map(value.get("spec")).get("template"))
+    return override.get("target") in ("PodCliqueTemplateSpec", "PodCliqueScalingGroupConfig") and "topologyConstraint" in value
+
+
+def _topology(spec: dict, provider: str, overrides: dict) -> List[Problem]:
+    components = [c for c in _list(spec.get("components")) if isinstance(c, dict)]
+    per_component = any("topologyConstraint" in c for c in components)
+    if "topologyConstraint" not in spec and not per_component:
+        return []
+    out: List[Problem] = []
+    if provider == "grove":
+        out += [(f"{path}.value", f"Forbidden: {TOPOLOGY_OVERRIDE_CONFLICT}") for path, (o, _, _) in overrides.items()
+                if _writes_topology(o)]
+    if "topologyConstraint" not in spec:
+        out.append(("spec.topologyConstraint", "Required value: is required when any component topology constraint is set"))
+    elif not _map(spec["topologyConstraint"]).get("packDomain") and not per_component:
+        out.append(("spec.topologyConstraint.packDomain",
+                    "Required value: is required when no component topologyConstraint is set"))
+    return out
+
+
+def _experimental(c: dict, path: str, grove: bool) -> List[Problem]:
+    experimental = c["experimental"]
+    out: List[Problem] = []
+    gms, failover = experimental.get("gpuMemoryService"), experimental.get("failover")
+    gpus, gpu_problem = _gpu_count(c)
+    kind = c.get("type")
+    if isinstance(gms, dict):
+        if kind not in ("worker", "prefill", "decode"):
+            out.append((f"{path}.gpuMemoryService", "Forbidden: GPU memory service is only supported for worker, "
+                        "prefill, or decode components"))
+        if gpu_problem or gpus < 1:
+            out.append((f"{path}.gpuMemoryService", "Forbidden: GPU memory service requires "
+                        "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1"))
+        if _mode(gms) == "IntraPod":
+            names = [_map(x).get("name") for x in _list(_map(_map(c.get("podTemplate")).get("spec")).get("containers"))]
+            seen = set()
+            for j, name in enumerate(_list(gms.get("extraClientContainers"))):
+                where = f"{path}.gpuMemoryService.extraClientContainers[{j}]"
+                if name in seen:
+                    out.append((where, f"Duplicate value: {name!r}"))
+                    continue
+                seen.add(name)
+                if name not in names:
+                    out.append((where, f"Invalid value: {name!r}: does not name a container in podTemplate.spec.containers"))
+    if isinstance(failover, dict):
+        mode = _mode(failover)
+        if not isinstance(gms, dict):
+            out.append((f"{path}.failover", f'Forbidden: gpuMemoryService is required when failover mode is "{mode}"'))
+        elif _mode(gms) != mode:
+            out.append((f"{path}.failover.mode", f"Invalid value: {failover.get('mode')!r}: must match "
+                        f"gpuMemoryService.mode {gms.get('mode', '')!r}"))
+        if mode == "InterPod":
+            if gpu_problem:
+                out.append((f"{path}.failover", f"Forbidden: failed to read main-container GPU limit: {gpu_problem}"))
+            elif gpus < 1:
+                out.append((f"{path}.failover", "Forbidden: GMS failover requires at least 1 GPU in "
+                            "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu"))
+            if kind in ("epp", "frontend", "planner"):
+                out.append((f"{path}.failover", f'Forbidden: GMS failover is not supported for component type "{kind}"'))
+    if _map(experimental.get("grove")).get("forceScalingGroup") and not grove:
+        out.append((f"{path}.grove.forceScalingGroup", f"Forbidden: {GROVE_ONLY}"))
+    checkpoint = experimental.get("checkpoint")
+    if isinstance(checkpoint, dict):
+        if checkpoint.get("enabled"):  # the Checkpoint gate is off in the operator's default configuration
+            out.append((f"{path}.checkpoint", "Forbidden: checkpoint functionality is disabled in the operator "
+                        "configuration"))
+        if _list(_map(checkpoint.get("job")).get("gmsClientContainers")):
+            where = f"{path}.checkpoint.job.gmsClientContainers"
+            if not isinstance(gms, dict):
+                out.append((where, "Forbidden: requires gpuMemoryService to be set"))
+            elif _mode(gms) == "InterPod":
+                out.append((where, "Forbidden: is only supported with gpuMemoryService.mode=IntraPod"))
+        if checkpoint.get("enabled"):  # checkpoint.ValidateCheckpointCompatibility
+            if isinstance(gms, dict) and gms.get("mode") == "InterPod":
+                out.append((f"{path}.checkpoint", "Forbidden: checkpointing is not supported with inter-pod GMS"))
+            if isinstance(failover, dict):
+                out.append((f"{path}.checkpoint", "Forbidden: checkpointing is not supported with failover"))
+    return out
+
+
+def _alpha_spec(spec: dict) -> List[Problem]:
+    """dynamographdeployment_v1alpha1.go and shared_v1alpha1.go: the v1alpha1 request's own fields."""
+    out: List[Problem] = []
+    for i, pvc in enumerate(_list(spec.get("pvcs"))):
+        if not _map(pvc).get("name"):
+            out.append((f"spec.pvcs[{i}].name", "Required value: is required"))
+    services: Dict[str, Any] = _map(spec.get("services"))
+    for name in sorted(services):
+        s = _map(services[name])
+        path = f"spec.services[{name}]"
+        out += _vllm_backend(_map(s.get("annotations")), f"{path}.annotations")
+        for j, mount in enumerate(_list(s.get("volumeMounts"))):
+            if not _map(mount).get("useAsCompilationCache") and not _map(mount).get("mountPoint"):
+                out.append((f"{path}.volumeMounts[{j}].mountPoint",
+                            "Required value: is required when useAsCompilationCache is false"))
+        ingress = _map(s.get("ingress"))
+        if ingress.get("enabled") and not ingress.get("host"):
+            out.append((f"{path}.ingress.host", "Required value: is required when ingress is enabled"))
+        if isinstance(s.get("eppConfig"), dict) and ("configMapRef" in s["eppConfig"]) == ("config" in s["eppConfig"]):
+            out.append((f"{path}.eppConfig", "Forbidden: exactly one of configMapRef or config is required"))
+        eps = _map(s.get("extraPodSpec"))
+        if "frontendSidecar" in s and any(_map(x).get("name") == FRONTEND_SIDECAR for x in _list(eps.get("containers"))):
+            out.append((f"{path}.frontendSidecar", f'Forbidden: cannot inject frontend sidecar: a container named '
+                        f'"{FRONTEND_SIDECAR}" already exists in extraPodSpec.containers'))
+        failover = _map(s.get("failover"))
+        if failover.get("enabled") and failover.get("mode", "intraPod") == "intraPod" \
+                and failover.get("numShadows", 0) not in (0, 1):
+            out.append((f"{path}.failover.numShadows", f"Invalid value: {failover.get('numShadows')}: is invalid for "
+                        'mode="intraPod": intraPod uses a fixed 1 primary + 1 shadow sidecar'))
+        image = _map(eps.get("mainContainer")).get("image") or ""
+        if not image:
+            out.append((f"{path}.extraPodSpec.mainContainer.image", "Required value: is required"))
+        elif not s.get("runtimeVersionOverride") and not image_version(str(image)):
+            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED} ({image!r})"))
+    return out
+
+
+def offline_notes(plain: dict, grove: bool) -> List[Problem]:
+    """What the webhook decides by reading the cluster: a ClusterTopologyBinding named by the DGD must
+    exist (with the Grove gate on). Offline the answer is unknown."""
+    spec = _map(plain.get("spec"))
+    if not grove:
+        return []
+    out = []
+    for where, node in (("spec.topologyConstraint", spec.get("topologyConstraint")),
+                        ("spec.experimental.kvTransferPolicy", _map(spec.get("experimental")).get("kvTransferPolicy"))):
+        name = _map(node).get("clusterTopologyName")
+        if name:
+            out.append((f"{where}.clusterTopologyName", f"the operator refuses the DGD unless ClusterTopologyBinding "
+                        f"{name!r} exists (not checked offline)"))
+    return out

@@ -1,0 +1,437 @@
+"""Seeded DGDs drawn from the CRD schema, for holding explain's validation against the operator's
+own admission (the verdicts are recorded by ``scripts/admission-verdicts``).
+
+Bases are the real manifests (``tests/data/corpus``), the hand-written cases next to the goldens and
+the operator's own v1beta1 form of every corpus DGD (``storedDGD`` in the goldens). Each case is a
+base changed by one to three edits picked at a random place of the document, every edit derived
+from the schema node found there, none from a list of known inputs:
+
+- ``type``: a value of another JSON type; ``enum``, ``pattern``, ``minimum``/``maximum``,
+  ``format`` (int32/int64 range), ``minLength``/``maxLength``, ``minItems``/``maxItems``: a value
+  just outside the bound the node declares; ``required``: a required key removed;
+  ``unknown``: a key the node does not declare;
+- ``add``: a property the node declares but the base lacks, with a value synthesised from its
+  schema (most are admitted; some trip a CEL rule or the webhook); ``drop``: an optional key
+  removed; ``empty``: an array or map emptied (``containers: []``);
+- ``cel``: a property that a CEL rule of the node names (``has(self.x)``), added or removed;
+- ``name``: a metadata name, namespace, label or annotation, component name or service key
+  replaced by a string from Kubernetes' name grammar (valid or one rule broken);
+- ``quantity``: an int-or-string quantity replaced by a canonical, non-canonical or invalid one;
+- ``image``: a main container's image replaced by one with or without a semantic-version tag,
+  with ``runtimeVersionOverride`` set or removed.
+
+``cases(seed, count, pool)`` is deterministic: the same seed, bases and schema give the same cases.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "kubectl_dynamo" / "data" / "dgd-schema.json"
+DATA = REPO / "tests" / "data"
+
+Path_ = Tuple[Any, ...]
+
+# Strings tried for a pattern: the first that matches (synthesis) or does not (violation) is used.
+STRING_POOL = ["a", "abc", "main", "zone", "x-1", "1.0.0", "1.6.0", "0.9.0", "10Gi", "1", "500m", "A", "a_b", "-a",
+               "a.b", "Bad Value!", "", "UPPER", "1.2.3.4", "v1", "grove.io/v1alpha1", "topology.kubernetes.io/zone"]
+QUANTITIES = ["1", "2", "0", "500m", "2.5", "1.5Gi", "10Gi", "1e3", "1E3", "0.1", "1000000000000000000000000000000",
+              "1.5.5", "abc", "-1", "10gi", "1Ki", ".5", "5.", "+1", "1m", 2, 2.5, 10**30, -3, "12e45678"]
+NAMES = ["a", "ok-name", "Upper", "under_score", "dot.ted", "-lead", "trail-", "trail.", "a" * 63, "a" * 64,
+         "a" * 253, "a" * 254, "", "sp ace", "ünï", "1", "x.y-z", "a..b"]
+LABEL_KEYS = ["app", "example.com/app", "Example.com/app", "a/b/c", "/x", "x/", "k" * 63, "k" * 64, "under_score",
+              "-x", "nvidia.com/enable-grove", "nvidia.com/kai-scheduler-queue", "nvidia.com/dynamo-discovery-backend",
+              "nvidia.com/vllm-distributed-executor-backend", "nvidia.com/dynamo-operator-origin-version"]
+LABEL_VALUES = ["", "v", "true", "false", "mp", "ray", "RAY", "kubernetes", "etcd", "1.5.0", "x" * 63, "x" * 64,
+                "sp ace", "-x", "a/b", 1, True, None]
+IMAGES = ["nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1", "my-registry/sglang-runtime:my-tag", "vllm-runtime",
+          "x:latest", "x:1.0.0", "x:v1.2.3", "x:1.0", "x:1.0.0-rc1", "x:0.9.0", "x:1.6.0-dev.1", "registry:5000/x:1.2.3",
+          "x@sha256:" + "a" * 64, "x:1.2.3@sha256:" + "b" * 64, "UPPER/x:1.0.0", "x:", ""]
+RUNTIME_VERSIONS = [None, "1.5.0", "1.6.0", "0.1.0", "1.5", "01.5.0", "99999.0.0"]
+
+
+def schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))["versions"]
+
+
+def _plain(doc: Any) -> Any:
+    return json.loads(json.dumps(doc, default=str))
+
+
+def bases() -> List[Tuple[str, dict]]:
+    """(label, DGD) of every base document, in a fixed order."""
+    out: List[Tuple[str, dict]] = []
+    files = sorted((DATA / "corpus").rglob("*.yaml")) + sorted((DATA / "oracle" / "cases").glob("*.yaml"))
+    for path in files:
+        for i, doc in enumerate(yaml.safe_load_all(path.read_text(encoding="utf-8"))):
+            if isinstance(doc, dict) and doc.get("kind") == "DynamoGraphDeployment":
+                out.append((f"{path.relative_to(DATA)}#{i}", _plain(doc)))
+    for path in sorted((DATA / "oracle" / "goldens" / "corpus").rglob("*.json")):
+        for i, item in enumerate(json.loads(path.read_text(encoding="utf-8"))["dgds"]):
+            stored = (item.get("grove") or {}).get("storedDGD")
+            if stored:
+                out.append((f"{path.relative_to(DATA)}#{i}:storedDGD", _stored_as_input(stored)))
+    return out
+
+
+def _stored_as_input(stored: dict) -> dict:
+    """The operator's stored v1beta1 DGD as a user would write it: no status, server fields or
+    annotations the operator owns."""
+    meta = stored.get("metadata") or {}
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items()
+                   if k not in ("nvidia.com/dgd-spec", "nvidia.com/dynamo-operator-origin-version",
+                                "nvidia.com/workload-provider")}
+    out_meta: Dict[str, Any] = {"name": meta.get("name")}
+    if annotations:
+        out_meta["annotations"] = annotations
+    if meta.get("labels"):
+        out_meta["labels"] = meta["labels"]
+    return {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": out_meta,
+            "spec": copy.deepcopy(stored.get("spec") or {})}
+
+
+# -- walking a document with its schema -------------------------------------------------------
+def _child(node: dict, key: Any) -> Optional[dict]:
+    if isinstance(key, int):
+        items = node.get("items")
+        return items if isinstance(items, dict) else None
+    props = node.get("properties") or {}
+    if key in props:
+        return props[key]
+    extra = node.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+def sites(doc: Any, node: dict, path: Path_ = ()) -> Iterator[Tuple[Path_, Any, dict]]:
+    """(path, value, schema node) of every value of ``doc`` the schema describes."""
+    yield path, doc, node
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            child = _child(node, k)
+            if child is not None:
+                yield from sites(v, child, path + (k,))
+    elif isinstance(doc, list):
+        child = _child(node, 0)
+        if child is not None:
+            for i, v in enumerate(doc):
+                yield from sites(v, child, path + (i,))
+
+
+def _set(doc: Any, path: Path_, value: Any) -> None:
+    parent = doc
+    for p in path[:-1]:
+        parent = parent[p]
+    parent[path[-1]] = value
+
+
+def _delete(doc: Any, path: Path_) -> None:
+    parent = doc
+    for p in path[:-1]:
+        parent = parent[p]
+    del parent[path[-1]]
+
+
+def _get(doc: Any, path: Path_) -> Any:
+    for p in path:
+        doc = doc[p]
+    return doc
+
+
+def _types(node: dict) -> List[str]:
+    if node.get("x-kubernetes-int-or-string"):
+        return ["integer", "string"]
+    t = node.get("type")
+    return [t] if isinstance(t, str) else []
+
+
+def _matches(node: dict, value: str) -> bool:
+    pattern = node.get("pattern")
+    return pattern is None or re.search(pattern, value) is not None
+
+
+def synth(node: dict, rng: random.Random, depth: int = 0) -> Any:
+    """A value the node's schema accepts (best effort: CEL rules and the webhook are the oracle's)."""
+    if "enum" in node:
+        return rng.choice(node["enum"])
+    types = _types(node)
+    if node.get("x-kubernetes-int-or-string"):
+        return rng.choice(["1", "2", 1, "500m", "1Gi"] if node.get("pattern") else [1, "1", "http"])
+    t = types[0] if types else "object"
+    if t == "string":
+        pool = [s for s in STRING_POOL if _matches(node, s)
+                and node.get("minLength", 0) <= len(s) <= node.get("maxLength", 10**6)]
+        return rng.choice(pool) if pool else "a"
+    if t == "integer":
+        lo, hi = node.get("minimum", 0), node.get("maximum", 8)
+        return rng.randint(int(lo), int(max(lo, min(hi, lo + 8))))
+    if t == "number":
+        lo, hi = node.get("minimum", 0), node.get("maximum", 1)
+        return rng.choice([lo, hi, (lo + hi) / 2])
+    if t == "boolean":
+        return rng.random() < 0.5
+    if t == "array":
+        items = node.get("items") if isinstance(node.get("items"), dict) else {"type": "string"}
+        n = max(node.get("minItems", 0), 1 if depth < 4 else 0)
+        return [synth(items, rng, depth + 1) for _ in range(n)]
+    out: Dict[str, Any] = {}
+    props = node.get("properties") or {}
+    for name in node.get("required") or []:
+        if name in props:
+            out[name] = synth(props[name], rng, depth + 1)
+    optional = [k for k in props if k not in out]
+    if optional and depth < 4 and rng.random() < 0.5:
+        k = rng.choice(optional)
+        out[k] = synth(props[k], rng, depth + 1)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict) and not props:
+        out[rng.choice(["a", "key", "example.com/k"])] = synth(extra, rng, depth + 1)
+    return out
+
+
+def _wrong_type(value: Any, node: dict, rng: random.Random) -> Any:
+    types = _types(node)
+    candidates: List[Any] = [12345, 1.5, True, "text", ["x"], {"k": "v"}, -1]
+    fits = {"string": lambda v: isinstance(v, str), "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+            "boolean": lambda v: isinstance(v, bool), "array": lambda v: isinstance(v, list),
+            "object": lambda v: isinstance(v, dict)}
+    wrong = [c for c in candidates if not any(fits[t](c) for t in types if t in fits)]
+    return rng.choice(wrong)
+
+
+# -- edits: each returns a description, or None when it does not apply at the site ---------------
+Edit = Callable[[dict, Path_, Any, dict, random.Random], Optional[str]]
+
+
+def _e_type(doc, path, value, node, rng):
+    if not path or not _types(node):
+        return None
+    _set(doc, path, _wrong_type(value, node, rng))
+    return "type"
+
+
+def _e_bounds(doc, path, value, node, rng):
+    if not path:
+        return None
+    options: List[Tuple[str, Any]] = []
+    if "enum" in node:
+        options.append(("enum", "NotInEnum" if not isinstance(value, int) else 987654))
+    if isinstance(value, str):
+        if "pattern" in node:
+            bad = [s for s in STRING_POOL if not _matches(node, s)]
+            if bad:
+                options.append(("pattern", rng.choice(bad)))
+        if node.get("minLength"):
+            options.append(("minLength", ""))
+        if "maxLength" in node:
+            options.append(("maxLength", "a" * (node["maxLength"] + 1)))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in node:
+            options.append(("minimum", node["minimum"] - 1))
+        if "maximum" in node:
+            options.append(("maximum", node["maximum"] + 1))
+        fmt = node.get("format")
+        if fmt in ("int32", "int64"):
+            options.append((fmt, 2**31 if fmt == "int32" else 2**63))
+        options.append(("number", rng.choice([0, -1, 10**30, 1.5, 2**31 - 1])))
+    if isinstance(value, list):
+        if "maxItems" in node and value:
+            options.append(("maxItems", value + [copy.deepcopy(value[-1])] * (node["maxItems"] + 1 - len(value))))
+        if node.get("minItems"):
+            options.append(("minItems", []))
+    if not options:
+        return None
+    kind, new = rng.choice(options)
+    _set(doc, path, new)
+    return kind
+
+
+def _e_required(doc, path, value, node, rng):
+    present = [k for k in node.get("required") or [] if isinstance(value, dict) and k in value]
+    if not present:
+        return None
+    _delete(doc, path + (rng.choice(present),))
+    return "required"
+
+
+def _e_unknown(doc, path, value, node, rng):
+    if not isinstance(value, dict) or not node.get("properties") or node.get("x-kubernetes-preserve-unknown-fields"):
+        return None
+    value[rng.choice(["bogusField", "Name", "replica", "extra_key"])] = rng.choice(["x", 1, {"a": 1}])
+    return "unknown"
+
+
+def _e_add(doc, path, value, node, rng):
+    if not isinstance(value, dict):
+        return None
+    missing = [k for k in node.get("properties") or {} if k not in value]
+    if not missing:
+        return None
+    key = rng.choice(missing)
+    value[key] = synth(node["properties"][key], rng)
+    return "add"
+
+
+def _e_drop(doc, path, value, node, rng):
+    if not isinstance(value, dict) or not value:
+        return None
+    optional = [k for k in value if k not in (node.get("required") or [])]
+    if not optional:
+        return None
+    del value[rng.choice(optional)]
+    return "drop"
+
+
+def _e_empty(doc, path, value, node, rng):
+    if not path or not isinstance(value, (list, dict)) or not value:
+        return None
+    _set(doc, path, [] if isinstance(value, list) else {})
+    return "empty"
+
+
+_CEL_FIELD = re.compile(r"self\.(\w+)")
+
+
+def _e_cel(doc, path, value, node, rng):
+    rules = node.get("x-kubernetes-validations") or []
+    if not isinstance(value, dict) or not rules:
+        return None
+    names = sorted({n for r in rules for n in _CEL_FIELD.findall(r["rule"]) if n in (node.get("properties") or {})})
+    if not names:
+        return None
+    key = rng.choice(names)
+    if key in value and rng.random() < 0.5:
+        del value[key]
+    else:
+        value[key] = synth(node["properties"][key], rng)
+    return "cel"
+
+
+def _name_sites(doc: dict) -> List[Tuple[str, Path_]]:
+    """Where Kubernetes' name rules apply, whatever the CRD says about the field."""
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    out: List[Tuple[str, Path_]] = [("name", ("metadata", "name")), ("name", ("metadata", "namespace")),
+                                    ("map", ("metadata", "labels")), ("map", ("metadata", "annotations"))]
+    for i, comp in enumerate(_list(spec.get("components"))):
+        if isinstance(comp, dict):
+            out.append(("name", ("spec", "components", i, "name")))
+    if _map(spec.get("services")):
+        out.append(("key", ("spec", "services")))
+    return out
+
+
+def _e_name(doc, path, value, node, rng):
+    if not isinstance(doc.get("metadata"), dict):
+        return None
+    kind, where = rng.choice(_name_sites(doc))
+    if kind == "name":
+        _set(doc, where, rng.choice(NAMES))
+    elif kind == "key":
+        services = _get(doc, where)
+        services[rng.choice(NAMES)] = services.pop(rng.choice(sorted(services)))
+    else:
+        target = doc["metadata"].setdefault(where[-1], {})
+        if not isinstance(target, dict):
+            return None
+        target[rng.choice(LABEL_KEYS)] = rng.choice(LABEL_VALUES)
+    return f"name:{_path_text(where)}"
+
+
+def _e_quantity(doc, path, value, node, rng):
+    if not path or not (node.get("x-kubernetes-int-or-string") and node.get("pattern")):
+        return None
+    _set(doc, path, rng.choice(QUANTITIES))
+    return "quantity"
+
+
+def _list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _map(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _main_containers(doc: dict) -> Iterator[Tuple[Path_, dict]]:
+    spec = _map(doc.get("spec"))
+    for i, comp in enumerate(_list(spec.get("components"))):
+        for c in _list(_map(_map(_map(comp).get("podTemplate")).get("spec")).get("containers")):
+            if isinstance(c, dict) and c.get("name") == "main":
+                yield ("spec", "components", i), c
+    for key, svc in _map(spec.get("services")).items():
+        main = _map(_map(svc).get("extraPodSpec")).get("mainContainer")
+        if isinstance(main, dict):
+            yield ("spec", "services", key), main
+
+
+def _e_image(doc, path, value, node, rng):
+    mains = list(_main_containers(doc))
+    if not mains:
+        return None
+    where, container = rng.choice(mains)
+    image = rng.choice(IMAGES + [None])
+    if image is None:
+        container.pop("image", None)
+    else:
+        container["image"] = image
+    owner = _get(doc, where)
+    version = rng.choice(RUNTIME_VERSIONS)
+    if version is None:
+        owner.pop("runtimeVersionOverride", None)
+    else:
+        owner["runtimeVersionOverride"] = version
+    return f"image:{_path_text(where)}"
+
+
+# kind -> (edit, weight): the weights keep admitted and refused cases in proportion (most edits of
+# a type or bound refuse; most additions and removals are admitted)
+EDITS: Dict[str, Tuple[Edit, int]] = {
+    "type": (_e_type, 2), "bounds": (_e_bounds, 3), "required": (_e_required, 1), "unknown": (_e_unknown, 1),
+    "add": (_e_add, 6), "drop": (_e_drop, 3), "empty": (_e_empty, 1), "cel": (_e_cel, 2), "name": (_e_name, 2),
+    "quantity": (_e_quantity, 2), "image": (_e_image, 2)}
+DOCUMENT_WIDE = {"name", "image"}  # these pick their own place in the document
+
+
+def _path_text(path: Path_) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".") or "(root)"
+
+
+def mutate(doc: dict, root: dict, rng: random.Random, edits: int) -> Tuple[dict, List[str]]:
+    out = copy.deepcopy(doc)
+    done: List[str] = []
+    kinds = sorted(EDITS)
+    weights = [EDITS[k][1] for k in kinds]
+    while len(done) < edits:
+        kind = rng.choices(kinds, weights)[0]
+        candidates = [s for s in sites(out, root) if s[0][:1] != ("kind",)]
+        rng.shuffle(candidates)
+        for path, value, node in candidates[:1 if kind in DOCUMENT_WIDE else None]:
+            what = EDITS[kind][0](out, path, value, node, rng)
+            if what is not None:
+                done.append(what if ":" in what else f"{what}@{_path_text(path)}")
+                break
+    return out, done
+
+
+def cases(seed: int, count: int, pool: List[Tuple[str, dict]]) -> List[dict]:
+    """``count`` cases ``{"id", "base", "edits", "text"}`` from the bases in ``pool`` (the admitted
+    ones: ``scripts/admission-verdicts`` asks the oracle); ``text`` is the DGD as JSON (valid YAML)."""
+    rng = random.Random(seed)
+    versions = schema()
+    out = []
+    for n in range(count):
+        label, base = pool[rng.randrange(len(pool))]
+        version = str(base.get("apiVersion", "")).rpartition("/")[2]
+        root = versions.get(version) or versions["v1beta1"]
+        doc, edits = mutate(base, root, rng, rng.choice([1, 1, 1, 2]))
+        out.append({"id": f"gen-{seed}-{n:05d}", "base": label, "edits": edits,
+                    "text": json.dumps(doc, ensure_ascii=False) + "\n"})
+    return out

@@ -1,0 +1,109 @@
+"""explain's validation held against the operator's own admission verdicts (tests/data/admission/).
+
+A recorded verdict is per DGD document and per provider (``grove``: the Grove gate on; ``lws``: off).
+explain validates a document offline for the provider it would render with (Grove unless the DGD
+opts out with ``nvidia.com/enable-grove: "false"``, or ``--orchestrator``). It *refuses* a document
+when reading the file fails (exit 2: every DGD of the file is refused) or a validation finding of
+severity error names it.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import os
+from pathlib import Path
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+from kubectl_dynamo.errors import InputError
+
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+ADMISSION = Path(os.environ.get("KD_ADMISSION_DATA") or DATA / "admission")  # another recorded set (held out)
+
+
+class Replay(NamedTuple):
+    case: str
+    dgd: int
+    provider: str
+    admitted: bool  # the operator's verdict
+    refused_by_explain: bool
+    oracle_errors: List[str]
+    findings: List[dict]  # explain's validation errors
+
+
+def _rows(name: str) -> List[dict]:
+    with lzma.open(ADMISSION / name, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def verdicts() -> List[dict]:
+    return _rows("verdicts.jsonl.xz")
+
+
+def generated() -> Dict[str, str]:
+    return {c["id"]: c["text"] for c in _rows("generated.jsonl.xz")}
+
+
+def case_text(case: str, texts: Dict[str, str]) -> Tuple[str, bytes]:
+    """(source label, bytes) of a recorded case: a generated text or a file under tests/data."""
+    if case in texts:
+        return case, texts[case].encode("utf-8")
+    return case, (DATA / case).read_bytes()
+
+
+# The admission oracle's operator: its defaulting webhook stamps origin version 1.5.0.
+OPERATOR_VERSION = "1.5.0"
+
+
+def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = None,
+                       operator_version: str = OPERATOR_VERSION) -> Optional[List[Tuple[str, List[dict]]]]:
+    """Per DGD document (provider, validation errors), or None when the input cannot be read (exit 2)."""
+    from kubectl_dynamo.inputs.manifests import decode, parse
+    from kubectl_dynamo.operator import selection
+    from kubectl_dynamo.validation.admission import validation
+
+    try:
+        docs = parse(decode(data, source), source)
+    except InputError:
+        return None
+    out = []
+    for d in docs:
+        dgd = d.dgd
+        if dgd is None:
+            continue
+        meta = dgd.get("metadata") if isinstance(dgd.get("metadata"), dict) else {}
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        provider = orchestrator or ("grove" if selection.wants_grove(annotations) else "lws")
+        _, findings, _ = validation(dgd, provider=provider, operator_version=operator_version)
+        out.append((provider, [f for f in findings if f["severity"] == "error"]))
+    return out
+
+
+def replay(orchestrator: Optional[str] = None) -> Iterator[Replay]:
+    texts = generated()
+    by_case: Dict[str, List[dict]] = {}
+    for row in verdicts():
+        by_case.setdefault(row["case"], []).append(row)
+    for case, rows in by_case.items():
+        source, data = case_text(case, texts)
+        results = explain_validation(data, source, orchestrator)
+        for row in rows:
+            if not results:  # unreadable, or no DGD explain would read: exit 2
+                provider, findings, refused = orchestrator or "grove", [{"code": "input-error"}], True
+            elif row["dgd"] < len(results):
+                provider, findings = results[row["dgd"]]
+                refused = bool(findings)
+            else:  # explain saw fewer DGDs than the operator: count it as a disagreement
+                provider, findings, refused = orchestrator or "grove", [{"code": "missing-document"}], not row["grove"]["ok"]
+                refused = not refused
+            verdict = row[provider]
+            yield Replay(case, row["dgd"], provider, verdict["ok"], refused, verdict.get("errors") or [], findings)
+
+
+def matrix(replays: List[Replay]) -> Dict[str, int]:
+    """The confusion matrix: operator admitted/refused x explain passed/refused."""
+    out = {"admitted-passed": 0, "admitted-refused": 0, "refused-refused": 0, "refused-passed": 0}
+    for r in replays:
+        key = ("admitted-" if r.admitted else "refused-") + ("refused" if r.refused_by_explain else "passed")
+        out[key] += 1
+    return out
