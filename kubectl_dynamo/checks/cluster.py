@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from kubectl_dynamo.checks.registry import check
 from kubectl_dynamo.model.platform import Facts
 from kubectl_dynamo.operator import selection, versions
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DetectData
 
 # Minimum orchestrator versions per operator line (the Dynamo docs' compatibility table).
 # 1.5: Grove is the operator's own pin, ai-dynamo/dynamo@2a6da14c deploy/operator/go.mod
@@ -36,7 +39,7 @@ def compatibility(operator_version: Optional[str]) -> Optional[dict]:
 @dataclass
 class ClusterView:
     facts: Facts
-    report: dict  # the detect contract
+    report: DetectData  # the detect contract
 
     @property
     def orch(self):

@@ -7,7 +7,7 @@ Root causes first (``link_causes``): a finding that follows from another one on 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
@@ -17,8 +17,11 @@ from kubectl_dynamo.findings.finding import Finding
 from kubectl_dynamo.model.platform import detect
 from kubectl_dynamo.model.views import DgdView, summarize
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DoctorData
 
-def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) -> dict:
+
+def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) -> DoctorData:
     """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran."""
     report = detect(snapshot.facts)
     cluster_view = cluster_checks.ClusterView(snapshot.facts, report)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.checks.diagnosis import diagnose
 from kubectl_dynamo.findings import catalogue
 from kubectl_dynamo.model.views import read_views, scope_namespace
+from kubectl_dynamo.result import Result
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DoctorData
 
 
 def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
-               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error"):
+               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error") -> Result[DoctorData]:
     """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
 
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those."""
@@ -19,7 +23,6 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     from kubectl_dynamo.errors import ExitCode, UsageError
     from kubectl_dynamo.findings.finding import at_least
     from kubectl_dynamo.output.tables import format_doctor
-    from kubectl_dynamo.result import Result
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     if only:

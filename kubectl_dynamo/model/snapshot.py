@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
 from kubectl_dynamo.model.facts import _try, gather
 from kubectl_dynamo.model.platform import Facts
 from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Skipped
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"  # on the StatefulSets LWS creates (lws@v0.9.0)
 KAI_PODGROUP_VERSION = "v2alpha2"  # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (queues are v2)
@@ -72,7 +75,7 @@ class Snapshot:
     services: Optional[List[dict]] = None
     # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
     secrets: Dict[tuple, object] = field(default_factory=dict)
-    skipped: List[dict] = field(default_factory=list)  # {"check": what, "reason": why}
+    skipped: List[Skipped] = field(default_factory=list)  # {"check": what, "reason": why}
     requests: int = 0
     taken_at: Optional[str] = None  # RFC 3339: when the state was read (a recording's createdAt)
     strings: Strings = field(default_factory=Strings, repr=False)  # shared by the compact records

@@ -3,10 +3,13 @@ the operator's validating webhook (``webhook.py``) and the pod templates, as exp
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.operator import webhook as validate
 from kubectl_dynamo.validation import schema
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ExplainedDgd
 
 SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
                "(kubectl dynamo explain dgd.<path> shows its documentation).")
@@ -57,7 +60,7 @@ def _pod_templates(doc: dict):
                        role["podTemplate"])
 
 
-def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> dict:
+def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> ExplainedDgd:
     """explain's result for a DGD the simulation cannot read: its findings and no components."""
     from kubectl_dynamo.operator import versions
 
