@@ -298,3 +298,78 @@ TYPES: Dict[str, Any] = {
     "finding": FindingJson, "detect": DetectData, "version": VersionData, "explain-fields": FieldDocs,
     "doctor": DoctorData, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary,
 }
+
+
+# -- docs/contracts.md (cog: scripts/gen-docs; CI checks it is current) ------------------------
+def _type(node: Dict[str, Any]) -> str:
+    if "$ref" in node:
+        ref = str(node["$ref"])
+        return f"[{ref.rsplit(':', 1)[-1]}](#finding)" if ref.startswith("urn:") else ref.rsplit("/", 1)[-1]
+    if "const" in node:
+        return f"`{json.dumps(node['const'])}`"
+    if "enum" in node:
+        return " \\| ".join(f"`{v}`" for v in node["enum"])
+    if "anyOf" in node:
+        return " or ".join(_type(n) for n in node["anyOf"])
+    kind = node.get("type", "any")
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    if "array" in kinds and isinstance(node.get("items"), dict):
+        kinds = [f"array of {_type(node['items'])}" if k == "array" else k for k in kinds]
+    if "object" in kinds and isinstance(node.get("additionalProperties"), dict):
+        kinds = [f"map of {_type(node['additionalProperties'])}" if k == "object" else k for k in kinds]
+    return " or ".join(kinds)
+
+
+def _rows(node: Dict[str, Any], prefix: str, rows: List[str], seen: frozenset = frozenset()) -> None:
+    """One row per key, depth first; arrays and maps of objects add ``[]`` / ``.*`` to the path."""
+    for key, child in (node.get("properties") or {}).items():
+        path = f"{prefix}{key}"
+        required = "yes" if key in node.get("required", []) else "no"
+        text = str(child.get("description", "")).replace("|", "\\|").replace("\n", " ")
+        rows.append(f"| `{path}` | {_type(child)} | {required} | {text} |")
+        _descend(child, path, rows, seen)
+
+
+def _descend(child: Dict[str, Any], path: str, rows: List[str], seen: frozenset) -> None:
+    if "properties" in child:
+        _rows(child, path + ".", rows, seen)
+    for inner, suffix in ((child.get("items"), "[]."), (child.get("additionalProperties"), ".*.")):
+        if not isinstance(inner, dict):
+            continue
+        ref = str(inner.get("$ref", ""))
+        if ref.startswith("#/$defs/"):  # a local definition, shown once per path (the tree's node recurses)
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:
+                continue
+            inner, seen = _DEFS[name], seen | {name}
+        _rows(inner, path + suffix, rows, seen)
+
+
+_DEFS: Dict[str, Dict[str, Any]] = {}
+
+
+def markdown() -> str:
+    """Every schema as a section: what prints it, what it is, one table row per key."""
+    out = []
+    for name, printed_by in SCHEMAS.items():
+        s = schema(name)
+        _DEFS.clear()
+        _DEFS.update(s.get("$defs") or {})
+        out += [f"## {name}", "", f"{printed_by}. {s['description']} Schema: "
+                f"`kubectl_dynamo/data/schemas/{name}.json` (`$id` `{s['$id']}`).", ""]
+        shapes = []
+        if "oneOf" in s:
+            shapes = [(f"form {i + 1}", n) for i, n in enumerate(s["oneOf"])]
+        elif "if" in s:
+            shapes = [("a v1 List", s["then"]), ("one document", s["else"])]
+        else:
+            shapes = [("", s)]
+        for label, shape in shapes:
+            if "$ref" in shape:
+                shape = _DEFS[str(shape["$ref"]).rsplit("/", 1)[-1]]
+            rows: List[str] = []
+            _rows(shape, "", rows)
+            if label:
+                out += [f"{label[0].upper()}{label[1:]}:", ""]
+            out += ["| key | type | required | what |", "|---|---|---|---|", *rows, ""]
+    return "\n".join(out)

@@ -14,6 +14,10 @@ import stat
 
 import click
 
+from kubectl_dynamo.cli.options import current_env, finish
+from kubectl_dynamo.output.render import render
+from kubectl_dynamo.result import Result
+
 SHIM_NAME = "kubectl_complete-dynamo"
 SHIM = """#!/bin/sh
 # kubectl_complete-dynamo: answers kubectl's plugin completion for `kubectl dynamo`.
@@ -33,14 +37,14 @@ def completion_command(install_dir):
       kubectl dynamo completion --install ~/.krew/bin
     """
     if not install_dir:
-        click.echo(SHIM, nl=False)
+        finish(render(Result(None, text=SHIM, verbatim=True), "table", current_env()))
         return
     os.makedirs(install_dir, exist_ok=True)
     path = os.path.join(install_dir, SHIM_NAME)
     with open(path, "w") as f:
         f.write(SHIM)
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    click.echo(f"wrote {path}")
+    finish(render(Result(None, text=f"wrote {path}\n", verbatim=True), "table", current_env()))
 
 
 @click.command("__complete", hidden=True,
@@ -56,12 +60,14 @@ def complete_command(words):
     words = list(words) or [""]
     sc = ShellComplete(cli, {}, "kubectl-dynamo", "_KUBECTL_DYNAMO_COMPLETE")
     directive = NO_FILE_COMP
+    lines = []
     for item in sc.get_completions(words[:-1], words[-1]):
         if item.type in ("file", "dir"):
             directive = 0
             continue
-        click.echo(f"{item.value}\t{item.help}" if item.help else item.value)
-    click.echo(f":{directive}")
+        lines.append(f"{item.value}\t{item.help}" if item.help else item.value)
+    lines.append(f":{directive}")
+    finish(render(Result(None, text="".join(line + "\n" for line in lines), verbatim=True), "table", current_env()))
 
 
 COMMANDS = [completion_command, complete_command]
