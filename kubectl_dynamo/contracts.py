@@ -359,7 +359,7 @@ def markdown() -> str:
                 f"`kubectl_dynamo/data/schemas/{name}.json` (`$id` `{s['$id']}`).", ""]
         shapes = []
         if "oneOf" in s:
-            shapes = [(f"form {i + 1}", n) for i, n in enumerate(s["oneOf"])]
+            shapes = [(n.get("title") or f"form {i + 1}", n) for i, n in enumerate(s["oneOf"])]
         elif "if" in s:
             shapes = [("a v1 List", s["then"]), ("one document", s["else"])]
         else:
