@@ -30,6 +30,7 @@ SCHEMAS = {
     "upgrade": "kubectl dynamo upgrade dgd -o json",
     "install": "kubectl dynamo install -o json (with --dry-run: the plan; otherwise also the result)",
     "doctor": "kubectl dynamo doctor -o json (also doctor.json in a collect bundle)",
+    "check": "kubectl dynamo doctor --explain CODE|all -o json",
     "get": "kubectl dynamo get -o json",
     "tree": "kubectl dynamo tree NAME -o json",
     "collect": "kubectl dynamo collect: its summary (the Result behind the printed lines)",
@@ -73,8 +74,14 @@ class Cause(TypedDict):
     object: Optional[Dict[str, Any]]  # an ObjectRef
 
 
-class _FindingCause(TypedDict, total=False):
-    cause: Optional[Cause]  # doctor only
+class DgdRef(TypedDict):
+    namespace: str
+    name: str
+
+
+class _FindingCause(TypedDict, total=False):  # doctor only
+    cause: Optional[Cause]
+    dgd: Optional[DgdRef]  # the DGD it belongs to; None: the cluster's
 
 
 class FindingJson(_FindingCause):
@@ -86,7 +93,11 @@ class FindingJson(_FindingCause):
     object: Optional[Dict[str, Any]]
 
 
-class Skipped(TypedDict):
+class _SkippedObject(TypedDict, total=False):
+    object: Optional[Dict[str, Any]]  # doctor: a finding --skip or the ignore file left out
+
+
+class Skipped(_SkippedObject):
     check: str
     reason: str
 
@@ -146,7 +157,11 @@ class ExplainedDgd(_ExplainedExtra):
     findings: List[Dict[str, Any]]  # FindingJson, from the operator's webhook checks too
 
 
-class SkippedDocument(TypedDict):
+class _SkippedFile(TypedDict, total=False):
+    file: str  # with several -f files
+
+
+class SkippedDocument(_SkippedFile):
     document: int
     kind: Optional[str]
     reason: str
@@ -265,6 +280,23 @@ class TreeData(TreeRoot):
     skipped: List[Skipped]
 
 
+class CheckEntry(TypedDict):
+    code: str
+    severity: str
+    severities: List[str]
+    when: Optional[str]
+    scopes: List[str]
+    what: str
+    why: str
+    fix: str
+    refs: List[str]
+
+
+class Catalogue(TypedDict):
+    about: str
+    checks: List[CheckEntry]
+
+
 # -- install, collect --------------------------------------------------------------------------
 class InstallData(TypedDict):
     orchestrator: str
@@ -296,7 +328,7 @@ class CollectSummary(TypedDict):
 # schema name -> its TypedDict (tests keep their keys equal)
 TYPES: Dict[str, Any] = {
     "finding": FindingJson, "detect": DetectData, "version": VersionData, "explain-fields": FieldDocs,
-    "doctor": DoctorData, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary,
+    "doctor": DoctorData, "check": CheckEntry, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary,
 }
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from datetime import datetime, timezone
-from typing import IO, TYPE_CHECKING, Callable, Mapping, NamedTuple
+from typing import IO, TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional
 
 if TYPE_CHECKING:  # the client imports `kubernetes`, which offline commands never load
     from kubectl_dynamo.cluster.client import Cluster, Target
@@ -32,6 +32,18 @@ def _isatty(stream: object) -> bool:
         return False
 
 
+def terminal_columns(environ: Mapping[str, str], stream: object) -> int:
+    """COLUMNS when it is a positive number (the shell's, or the user's override), else the
+    terminal's size; 0 when neither is known."""
+    text = environ.get("COLUMNS", "").strip()
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -47,20 +59,29 @@ class Environment(NamedTuple):  # not a dataclass: creating that class cost ever
     monotonic: Callable[[], float] = time.monotonic
     now: Callable[[], datetime] = _utc_now
     cluster_factory: Callable[[Target], Cluster] = _real_cluster
+    columns: int = 0  # the terminal's width (0: unknown, or stdout is not a terminal)
 
     @classmethod
     def from_process(cls) -> Environment:
+        tty = _isatty(sys.stdout)
         return cls(stdin=sys.stdin, stdout=sys.stdout, stderr=sys.stderr, stdin_isatty=_isatty(sys.stdin),
-                   stdout_isatty=_isatty(sys.stdout), stderr_isatty=_isatty(sys.stderr), environ=os.environ)
+                   stdout_isatty=tty, stderr_isatty=_isatty(sys.stderr), environ=os.environ,
+                   columns=terminal_columns(os.environ, sys.stdout) if tty else 0)
 
     @property
     def no_color(self) -> bool:
-        return bool(self.environ.get("NO_COLOR"))  # https://no-color.org: any non-empty value
+        # https://no-color.org: any non-empty value; TERM=dumb: a terminal without escape sequences
+        return bool(self.environ.get("NO_COLOR")) or self.environ.get("TERM") == "dumb"
 
     @property
     def colors(self) -> bool:
-        """Colour on stdout: only on a terminal, never with NO_COLOR."""
+        """Colour on stdout: only on a terminal, never with NO_COLOR or TERM=dumb."""
         return self.stdout_isatty and not self.no_color
+
+    @property
+    def table_width(self) -> Optional[int]:
+        """The width tables are fitted to: the terminal's, None when piped (cells stay whole)."""
+        return self.columns if self.stdout_isatty and self.columns > 0 else None
 
     def out(self, text: str = "", nl: bool = True) -> None:
         self.stdout.write(text + ("\n" if nl else ""))

@@ -15,18 +15,19 @@ from typing import Callable, Generic, Optional, Sequence, TypeVar
 from kubectl_dynamo.errors import ExitCode
 
 D = TypeVar("D")
-Table = Callable[[D, bool, bool], str]  # (data, wide, color) -> text
+# (data, wide, color, width) -> text; width: the terminal's columns to fit, None for whole cells
+Table = Callable[[D, bool, bool, Optional[int]], str]
 
 
 class Result(Generic[D]):
     """Not a dataclass (creating that class cost every command ~0.8 ms) nor a NamedTuple (a generic
-    NamedTuple needs Python 3.11): a plain class with slots."""
+    NamedTuple needs Python 3.11; and creating one costs ~0.27 ms, this class ~0.01 ms)."""
 
-    __slots__ = ("data", "exit_code", "names", "notes", "table", "text", "verbatim")
+    __slots__ = ("data", "exit_code", "junit", "names", "notes", "table", "text", "verbatim")
 
     def __init__(self, data: D, table: Optional[Table[D]] = None, exit_code: int = ExitCode.OK,
                  names: Sequence[str] = (), text: Optional[str] = None, notes: Sequence[str] = (),
-                 verbatim: bool = False) -> None:
+                 verbatim: bool = False, junit: Optional[Callable[[D], str]] = None) -> None:
         self.data = data
         self.table = table
         self.exit_code = exit_code
@@ -34,3 +35,4 @@ class Result(Generic[D]):
         self.text = text
         self.notes = notes
         self.verbatim = verbatim  # print `text` whatever -o says (a diff)
+        self.junit = junit  # -o junit (doctor, explain): data -> JUnit XML

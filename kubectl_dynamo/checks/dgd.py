@@ -102,8 +102,9 @@ def group_incomplete(view):
         absent = sorted(set(range(replicas)) - set(c.groups))
         if c.groups and absent:
             yield _f("group-incomplete", "error", view.obj(),
-                     f"component {c.name}: group(s) {', '.join(map(str, absent))} of its {replicas} replicas have "
-                     "no pods", "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events",
+                     f"component {c.name}: {'group' if len(absent) == 1 else 'groups'} {', '.join(map(str, absent))} "
+                     f"of its {replicas} replicas {'has' if len(absent) == 1 else 'have'} no pods",
+                     "check the PodCliqueScalingGroup / LeaderWorkerSet status and its events",
                      where=view.where(c.name))
         for g in c.groups.values():
             if len(g.pods) < n:
@@ -176,7 +177,7 @@ def scheduling_gated(view):
                     state = " (its PodGang exists)" if ("PodGang", p.namespace, gang) in objects else \
                         f" (PodGang {gang} does not exist)"
                 yield _f("scheduling-gated", "error", p.obj(),
-                         f"{p.name} is held by scheduling gate(s) {', '.join(p.gates)}{state}; pod events are "
+                         f"{p.name} is held by scheduling {'gate' if len(p.gates) == 1 else 'gates'} {', '.join(p.gates)}{state}; pod events are "
                          "empty by design", f"kubectl get podgangs.scheduler.grove.io -n {p.namespace}; "
                          f"kubectl get podcliquesets.grove.io -n {p.namespace} -o yaml (status.lastErrors)")
 
@@ -300,7 +301,7 @@ def ssh_secret(view):
         missing = [k for k in MPI_KEYS if k not in keys]
         if missing:
             yield _f("ssh-secret-missing", "error", obj,
-                     f"secret {view.secret_name} lacks key(s) {', '.join(missing)} (has {', '.join(keys) or 'none'})",
+                     f"secret {view.secret_name} lacks {'key' if len(missing) == 1 else 'keys'} {', '.join(missing)} (has {', '.join(keys) or 'none'})",
                      "delete the secret so the operator regenerates the key pair")
 
 

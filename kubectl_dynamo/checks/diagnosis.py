@@ -18,11 +18,12 @@ from kubectl_dynamo.model.platform import detect
 from kubectl_dynamo.model.views import DgdView, summarize
 
 if TYPE_CHECKING:
-    from kubectl_dynamo.contracts import DoctorData
+    from kubectl_dynamo.contracts import DgdRef, DoctorData
 
 
-def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) -> DoctorData:
-    """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran."""
+def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ignore=()) -> DoctorData:
+    """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran.
+    ``ignore``: rules (``inputs.ignore.Rule``) whose findings are left out and listed as skipped."""
     report = detect(snapshot.facts)
     cluster_view = cluster_checks.ClusterView(snapshot.facts, report)
     findings = [_cluster_finding(f) for f in registry.run("cluster", cluster_view, only=only)
@@ -37,13 +38,15 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None) ->
     else:
         findings += exec_results.get("findings", [])
         skipped += exec_results.get("skipped", [])
+    findings, ignored = _split(findings, ignore)
+    skipped += [{"check": f.code, "reason": f"skipped by {rule.source}", "object": f.object} for f, rule in ignored]
     findings = name_symptoms(link_causes(findings))
     return {
         "summary": {"errors": sum(f.severity == "error" for f in findings),
                     "warnings": sum(f.severity == "warning" for f in findings),
                     "infos": sum(f.severity == "info" for f in findings)},
         "deployments": [summarize(v) for v in views],
-        "findings": [{**f.as_json(), "cause": f.cause} for f in findings],
+        "findings": [{**f.as_json(), "cause": f.cause, "dgd": _dgd(f)} for f in findings],
         "skipped": skipped,
     }
 
@@ -128,6 +131,28 @@ def name_symptoms(findings: List[Finding]) -> List[Finding]:
                                        f"{', '.join(dgds)}")
         out.append(f)
     return out
+
+
+def _split(findings: List[Finding], rules) -> Tuple[List[Finding], list]:
+    """(the findings kept, [(finding, the rule that skips it)]). A rule with a target skips the
+    findings about that object (namespace/name) or about anything of that DGD."""
+    if not rules:
+        return findings, []
+    kept, ignored = [], []
+    for f in findings:
+        obj = f.object or {}
+        about = {f"{obj.get('namespace')}/{obj.get('name')}"} | ({f"{f.where[0]}/{f.where[1]}"} if f.where else set())
+        rule = next((r for r in rules if r.code == f.code and (r.target is None or r.target in about)), None)
+        if rule is None:
+            kept.append(f)
+        else:
+            ignored.append((f, rule))
+    return kept, ignored
+
+
+def _dgd(f: Finding) -> Optional[DgdRef]:
+    """The DGD a finding belongs to (``-o junit`` groups by it), None for the cluster's."""
+    return {"namespace": f.where[0], "name": f.where[1]} if f.where else None
 
 
 def _objkey(obj: Optional[dict]) -> tuple:

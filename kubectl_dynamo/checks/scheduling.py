@@ -34,6 +34,7 @@ from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
 from kubectl_dynamo.model.platform import available, image_tag
 from kubectl_dynamo.operator import versions
+from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import Cause
@@ -248,7 +249,7 @@ def group_pending(view) -> Iterator[Finding]:
         if g.placed:
             if not enforcement(view, g).enforced:
                 continue  # gang-not-enforced / gang-partial say it
-            what = (f"{len(waiting)} replacement pod(s) of its running gang wait "
+            what = (f"{plural(len(waiting), 'replacement pod')} of its running gang {'waits' if len(waiting) == 1 else 'wait'} "
                     f"({', '.join(p.name for p in waiting)}) on {waiting[0].scheduler}")
         else:
             what = f"all {len(g.pods)} pods are Pending on {', '.join(sorted({p.scheduler for p in waiting}))}"
@@ -312,7 +313,8 @@ def scheduler_not_running(view) -> Iterator[Finding]:
                  f"Deployment {deps[0]['metadata']['name']} is not Available" if deps else
                  f"no {sched} Deployment was found")
         yield _f(view, "scheduler-not-running", view.obj(),
-                 f"component {c.name} group {g.index}: {len(idle)} pod(s) with schedulerName {sched} have no "
+                 f"component {c.name} group {g.index}: {plural(len(idle), 'pod')} with schedulerName {sched} "
+                 f"{'has' if len(idle) == 1 else 'have'} no "
                  f"PodScheduled condition and no event after {int(max(a for _, a in idle))}s: no {sched} scheduler is "
                  f"handling them ({state})",
                  f"start (or restart) the {sched} scheduler, or remove schedulerName {sched} from the pod templates",

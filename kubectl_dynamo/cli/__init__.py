@@ -80,7 +80,7 @@ def cli():
 
 
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare: the help, once, exit 0 (as kubectl)
     verbose = "-v" in argv or "--verbose" in argv
     try:  # the Environment is built by the command that runs (options.current_env), not for --help
         code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options, lazy_complete
 
 
 @click.command("collect")
-@click.argument("name", required=False, metavar="DGD")
+@click.argument("name", required=False, metavar="DGD", shell_complete=lazy_complete("complete_dgd"))
 @click.option("-o", "--output", "bundle", metavar="BUNDLE.tar.gz", required=True,
               help="Where to write the bundle (.tar.gz).")
 @click.option("--force", is_flag=True, help="Overwrite an existing bundle.")

@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.cli.options import Duration, emit, kube_options, lazy_complete
 from kubectl_dynamo.findings.catalogue import SEVERITIES
 
 
 @click.command("doctor")
-@click.argument("name", required=False, metavar="[DGD]")
+@click.argument("name", required=False, metavar="[DGD]", shell_complete=lazy_complete("complete_dgd"))
 @click.option("--min-severity", type=click.Choice(list(SEVERITIES)), default="error", show_default=True,
               help="Exit 1 when a finding is at or above this severity; the table shows only those.")
-@click.option("--only", metavar="CODE,...", help="Run only these checks (codes in docs/checks.md).")
+@click.option("--only", metavar="CODE,...", shell_complete=lazy_complete("complete_codes"), help="Run only these checks (doctor --explain all lists the codes).")
 @click.option("--exec", "exec_checks", is_flag=True,
               help="Also run read-only commands in pods: `ray status` on Ray leaders, a port-2222 probe on "
                    "TRT-LLM workers (needs pods/exec).")
-@click.option("--exec-timeout", type=float, default=20.0, show_default=True, metavar="SECONDS",
-              help="Timeout of each --exec command.")
+@click.option("--exec-timeout", type=Duration(), default="20s", show_default=True, metavar="DURATION",
+              help="Timeout of each --exec command, e.g. 20s, 1m (a bare number is seconds).")
 @click.option("--from", "from_path", metavar="PATH",
               help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
                    "(docs/snapshot-format.md).")
-@kube_options()
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, opts):
+@click.option("--skip", "skip", metavar="CODE", multiple=True, shell_complete=lazy_complete("complete_codes"),
+              help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
+@click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
+              "for one object or DGD; # comments (default: .kubectl-dynamo-ignore in the current directory, if any).")
+@click.option("--explain", "explain_code", metavar="CODE", shell_complete=lazy_complete("complete_codes"),
+              help="Print what a check code means (severity, what, why, fix, refs) and exit; "
+                   "'all' prints the whole catalogue. Offline.")
+@kube_options(junit=True)
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, skip, ignore_file, explain_code,
+                   opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -30,20 +38,35 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor my-dgd -n dynamo    # one DGD
       kubectl dynamo doctor -A -o json --min-severity warning
       kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
+      kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
+      kubectl dynamo doctor -A --skip group-on-one-node -o junit > doctor.xml   # for CI
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
     """
+    if explain_code is not None:
+        from kubectl_dynamo.commands.doctor import run_explain_code
+
+        emit(opts, run_explain_code(explain_code.strip()))
+        return
     from kubectl_dynamo.cluster.recorded import RecordedCluster
-    from kubectl_dynamo.commands.doctor import run_doctor
+    from kubectl_dynamo.commands.doctor import run_doctor, unknown_codes
     from kubectl_dynamo.errors import UsageError
 
     if from_path and exec_checks:
         raise UsageError("--exec runs commands in live pods: it cannot be combined with --from")
-    cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     codes = [c.strip() for c in only.split(",") if c.strip()] if only else None
+    if codes:
+        unknown_codes(codes, "--only")  # before connecting: a typo is a usage error, not a cluster one
+    from kubectl_dynamo.inputs.ignore import ignore_rules, skip_rules
+
+    rules = skip_rules(skip) + ignore_rules(ignore_file)
+    for rule in rules:
+        unknown_codes([rule.code], rule.source)
+    cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces, name=name, only=codes,
-                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity))
+                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity,
+                          ignore=rules))
 
 
 COMMANDS = [doctor_command]

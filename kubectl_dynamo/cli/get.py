@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import DGD_KINDS, Duration, emit, finish, kube_options
+from kubectl_dynamo.cli.options import Duration, emit, finish, kube_options, lazy_complete
+from kubectl_dynamo.cluster.kinds import DGD_ALIASES
 
 
 @click.command("get")
-@click.argument("args", nargs=-1, metavar="[dgd] [NAME]")
+@click.argument("args", nargs=-1, metavar="[dgd] [NAME]", shell_complete=lazy_complete("complete_get_args"))
 @click.option("-w", "--watch", is_flag=True, help="After the table, print a row again whenever it changes (Ctrl-C ends).")
 @click.option("--watch-timeout", type=Duration(), metavar="DURATION", help="With -w: stop after DURATION.")
 @kube_options()
@@ -26,7 +27,7 @@ def get_command(args, watch, watch_timeout, opts):
     from kubectl_dynamo.errors import UsageError
 
     words = list(args)
-    if words and words[0].lower() in DGD_KINDS:
+    if words and words[0].lower() in DGD_ALIASES:
         words = words[1:]
     if len(words) > 1:
         raise UsageError(f"get takes one DGD name at most, got: {' '.join(words)}")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import Duration, finish, kube_options
+from kubectl_dynamo.cli.options import Duration, finish, kube_options, lazy_complete
 
 
 @click.command("logs")
-@click.argument("name", metavar="DGD")
+@click.argument("name", metavar="DGD", shell_complete=lazy_complete("complete_dgd"))
 @click.option("--component", metavar="NAME", help="Only this component (e.g. decode).")
 @click.option("--group", type=int, metavar="N", help="Only this group (replica index of a multinode component).")
 @click.option("--role", type=click.Choice(["leader", "worker", "main"]), help="Only leaders, workers, or single-node pods.")
@@ -34,7 +34,7 @@ def logs_command(name, component, group, role, rank, container, init_containers,
       kubectl dynamo logs my-dgd --role leader -f --since 5m    # follow the leaders
 
     Without -f lines are merged in timestamp order; with -f they are printed as they arrive.
-    Colour per rank on a terminal (never with NO_COLOR). Exit 1 when a stream could not be read.
+    Colour per rank on a terminal (never with NO_COLOR or TERM=dumb). Exit 1 when a stream could not be read.
     """
     from kubectl_dynamo.commands.logs import Filters, LogOptions, run_logs
 

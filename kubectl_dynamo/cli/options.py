@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 import click
 
 from kubectl_dynamo.environment import Environment
-from kubectl_dynamo.output.render import FORMATS, render
+from kubectl_dynamo.output.render import FORMATS, JUNIT, render
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
     from kubectl_dynamo.cluster.client import Target
 
-DGD_KINDS = ("dgd", "dynamographdeployment", "dynamographdeployments")  # the KIND argument of generate/upgrade
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
 
 
@@ -44,6 +43,17 @@ class Options:  # not a dataclass: creating that class cost every command ~1 ms
         return self.env.cluster_factory(self.target)
 
 
+def lazy_complete(name: str) -> Callable:
+    """A shell_complete callback of cli/completion.py, imported only when a <TAB> asks for it."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        from kubectl_dynamo.cli import completion
+
+        return getattr(completion, name)(ctx, param, incomplete)
+
+    return complete
+
+
 def current_env() -> Environment:
     """The Environment on the context (a caller's ``obj``), else the process's, built once per command."""
     ctx = click.get_current_context(silent=True)
@@ -60,10 +70,10 @@ def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
-def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True,
+def kube_options(*, all_namespaces: bool = True, default_format: str = "table", formats: bool = True, junit: bool = False,
                  namespace_help: str = "Namespace (default: the context's namespace).") -> Callable:
     """Add --kubeconfig, --context, -n, [-A], --request-timeout, [-o], -v; pass ``opts: Options``.
-    ``formats=False`` for commands whose output is a stream, not a result (logs)."""
+    ``formats=False`` for commands whose output is a stream, not a result (logs); ``junit``: also -o junit."""
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -76,8 +86,10 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
         options = [
             click.option("--kubeconfig", metavar="PATH", envvar=None,
                          help="Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
-            click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
-            click.option("-n", "--namespace", metavar="NS", help=namespace_help),
+            click.option("--context", metavar="NAME", help="The kubeconfig context to use.",
+                         shell_complete=lazy_complete("complete_context")),
+            click.option("-n", "--namespace", metavar="NS", help=namespace_help,
+                         shell_complete=lazy_complete("complete_namespace")),
         ]
         if all_namespaces:
             options.append(click.option("-A", "--all-namespaces", "all_namespaces_flag", is_flag=True,
@@ -86,7 +98,8 @@ def kube_options(*, all_namespaces: bool = True, default_format: str = "table", 
                                     callback=_duration,
                                     help='Per-request timeout, e.g. 30s, 2m; "0" waits forever.'))
         if formats:
-            options.append(click.option("-o", "--output", type=click.Choice(list(FORMATS)), default=default_format,
+            choices = list(FORMATS) + ([JUNIT] if junit else [])
+            options.append(click.option("-o", "--output", type=click.Choice(choices), default=default_format,
                                         show_default=True, help="Output format."))
         options.append(click.option("-v", "--verbose", is_flag=True, help="Show details of errors."))
         for option in reversed(options):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.cli.options import emit, kube_options, lazy_complete
 
 
 @click.command("tree")
-@click.argument("name", metavar="DGD")
+@click.argument("name", metavar="DGD", shell_complete=lazy_complete("complete_dgd"))
 @kube_options(all_namespaces=False)
 def tree_command(name, opts):
     """The lineage ownerReferences alone do not show, down to each rank's pod.

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import DGD_KINDS as KINDS
-from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options, lazy_complete
+from kubectl_dynamo.cluster.kinds import DGD_ALIASES as KINDS
 from kubectl_dynamo.errors import UsageError
 
 
 @click.command("upgrade")
 @click.argument("kind", metavar="dgd", type=click.Choice(KINDS, case_sensitive=False))
-@click.argument("name", required=False)
-@click.option("-f", "--filename", metavar="FILE", help="Manifest file (multi-document; '-' = stdin).")
+@click.argument("name", required=False, shell_complete=lazy_complete("complete_dgd"))
+@click.option("-f", "--filename", "filenames", metavar="FILE|DIR", multiple=True,
+              help="Manifest files, repeatable (multi-document; a directory: its *.yaml, *.yml, *.json; '-' = stdin).")
+@click.option("-R", "--recursive", is_flag=True, help="With -f DIR: also the directories under it (as kubectl).")
 @click.option("--write", is_flag=True, help="Rewrite FILE in place (after showing the diff on stderr); keeps FILE.bak.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff instead of the manifest.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 1, nothing written) a field without a v1beta1 home instead "
@@ -31,7 +33,7 @@ from kubectl_dynamo.errors import UsageError
 @click.option("--dry-run", type=click.Choice(DRY_RUN), default="none", show_default=True,
               help="server: send every upgraded DGD to the cluster as a server-side dry run.")
 @kube_options(all_namespaces=False, default_format="yaml")
-def upgrade_command(kind, name, filename, write, show_diff, strict, topology_aliases, role_templates, orchestrator,
+def upgrade_command(kind, name, filenames, recursive, write, show_diff, strict, topology_aliases, role_templates, orchestrator,
                     operator_version, dry_run, opts):
     """Upgrade DynamoGraphDeployments from nvidia.com/v1alpha1 to nvidia.com/v1beta1.
 
@@ -46,6 +48,7 @@ def upgrade_command(kind, name, filename, write, show_diff, strict, topology_ali
       kubectl dynamo upgrade dgd -f deploy.yaml > deploy.v1beta1.yaml
       kubectl dynamo upgrade dgd -f deploy.yaml --diff --topology-aliases
       kubectl dynamo upgrade dgd -f deploy.yaml --write --strict
+      kubectl dynamo upgrade dgd -f manifests/ -R --write   # every manifest under a directory
       kubectl dynamo upgrade dgd my-dgd -n dynamo
 
     \b
@@ -55,9 +58,9 @@ def upgrade_command(kind, name, filename, write, show_diff, strict, topology_ali
     from kubectl_dynamo.commands.upgrade import Options as UpgradeOptions
     from kubectl_dynamo.operator import versions
 
-    if bool(name) == bool(filename):
+    if bool(name) == bool(filenames):
         raise UsageError("give either NAME (a live DGD) or -f FILE")
-    if write and (not filename or filename == "-"):
+    if write and (not filenames or "-" in filenames):
         raise UsageError("--write needs -f FILE (a file to rewrite in place)")
     if write and show_diff:
         raise UsageError("--write already shows the diff (on stderr); drop --diff")
@@ -70,12 +73,14 @@ def upgrade_command(kind, name, filename, write, show_diff, strict, topology_ali
     from kubectl_dynamo.commands.upgrade import run_upgrade
 
     dry_run_cluster = opts.cluster() if dry_run == "server" else None
-    if filename:
-        from kubectl_dynamo.inputs.manifests import read_text
+    if filenames:
+        from kubectl_dynamo.commands.upgrade import combine
+        from kubectl_dynamo.inputs.manifests import expand_filenames, read_text
 
-        text = read_text(filename, opts.env.stdin)
-        result = run_upgrade(uopts, filename=filename, text=text, fmt=opts.output, write=write,
-                             show_diff=show_diff, dry_run_cluster=dry_run_cluster)
+        files = expand_filenames(filenames, recursive)
+        texts = [read_text(f, opts.env.stdin) for f in files]  # every file is read before any is written
+        result = combine([run_upgrade(uopts, filename=f, text=t, fmt=opts.output, write=write, show_diff=show_diff,
+                                      dry_run_cluster=dry_run_cluster) for f, t in zip(files, texts)])
     else:
         cluster = dry_run_cluster or opts.cluster()
         live = (cluster, name, opts.target.namespace or cluster.namespace)

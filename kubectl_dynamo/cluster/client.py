@@ -117,8 +117,12 @@ def check_kubeconfig(paths: List[str], context: Optional[str]) -> None:
         if current is None and isinstance(data.get("current-context"), str) and data["current-context"]:
             current = data["current-context"]
     chosen = context or current
+    if context and context not in merged["contexts"]:  # the client would call that an invalid kubeconfig
+        known = ", ".join(sorted(merged["contexts"])) or "none"
+        raise InputError(f'context "{context}" does not exist in the kubeconfig {os.pathsep.join(paths)} '
+                         f"(contexts: {known})")
     if not chosen or chosen not in merged["contexts"]:
-        return  # the client's own message (no current context, unknown --context) is clear enough
+        return  # the client's own message (no current context) is clear enough
     path, ctx = merged["contexts"][chosen]
     cluster = merged["clusters"].get(ctx.get("cluster"))
     if cluster is None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.cluster.client import Cluster
+from kubectl_dynamo.cluster.kinds import DGD
 from kubectl_dynamo.errors import DynamoError, InvalidContent, NotFound
 
 
@@ -21,7 +22,7 @@ def server_dry_run(cluster: Cluster, doc: dict, namespace: Optional[str] = None)
     meta = doc.get("metadata") or {}
     name = meta.get("name")
     namespace = meta.get("namespace") or namespace or cluster.namespace
-    group, version = str(doc.get("apiVersion")).split("/", 1)
+    version = str(doc.get("apiVersion")).split("/", 1)[-1]
     body = json.loads(json.dumps(doc, default=str))  # ruamel trees -> plain JSON
     body.setdefault("metadata", {})["namespace"] = namespace
     # Strict like kubectl: an unknown field (e.g. roles on a pre-1.6 CRD) is an error, not a silent prune.
@@ -35,7 +36,7 @@ def server_dry_run(cluster: Cluster, doc: dict, namespace: Optional[str] = None)
         return InvalidContent(f"server dry run rejected {name}: {server or e.message}")
 
     try:
-        cluster.request("POST", path_for(group, version, "dynamographdeployments", namespace), params=params,
+        cluster.request("POST", DGD.path(namespace, version=version), params=params,
                         body=body)
         return f"{namespace}/{name} (created)"
     except NotFound as e:
@@ -45,7 +46,7 @@ def server_dry_run(cluster: Cluster, doc: dict, namespace: Optional[str] = None)
         if getattr(e, "status", None) != 409:
             raise rejected(e) from None
     try:
-        cluster.request("PATCH", path_for(group, version, "dynamographdeployments", namespace, name),
+        cluster.request("PATCH", DGD.path(namespace, name, version=version),
                         params={**params, "fieldManager": "kubectl-dynamo", "force": "true"},
                         body=json.dumps(body), content_type="application/apply-patch+yaml")
     except DynamoError as e:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from kubectl_dynamo.cluster.client import Cluster, path_for
+from kubectl_dynamo.cluster.kinds import DGD
 from kubectl_dynamo.errors import NotFound
-
-DGD_VERSION = "v1beta1"  # the storage version; reading it never needs the conversion webhook
 
 
 def get_dgd(cluster: Cluster, name: str) -> dict:
     try:
-        return cluster.get(path_for("nvidia.com", DGD_VERSION, "dynamographdeployments", cluster.namespace, name))
+        return cluster.get(DGD.path(cluster.namespace, name))
     except NotFound:
         raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {cluster.namespace}') from None
 

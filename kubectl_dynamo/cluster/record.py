@@ -13,48 +13,17 @@ import json
 import os
 import shutil
 import tarfile
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Dict, List, Optional, Sequence
 
 from kubectl_dynamo.cluster.client import path_for
+from kubectl_dynamo.cluster.kinds import RECORDED, Kind
 from kubectl_dynamo.cluster.recorded import FORMAT, FORMAT_VERSION, resource_file
 from kubectl_dynamo.errors import Forbidden
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
-@dataclass(frozen=True)
-class Kind:
-    group: str  # "" = core
-    version: str
-    resource: str  # plural
-
-
-# Everything doctor reads, and what the checks of issue #11 will read (scheduler and orchestrator state).
-DOCTOR_KINDS: Sequence[Kind] = (
-    Kind("", "v1", "namespaces"),
-    Kind("", "v1", "nodes"),
-    Kind("", "v1", "pods"),
-    Kind("", "v1", "configmaps"),
-    Kind("", "v1", "services"),
-    Kind("", "v1", "secrets"),
-    Kind("", "v1", "events"),
-    Kind("apps", "v1", "deployments"),
-    Kind("apps", "v1", "statefulsets"),
-    Kind("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
-    Kind("nvidia.com", "v1beta1", "dynamographdeployments"),
-    Kind("nvidia.com", "v1beta1", "dynamocomponentdeployments"),
-    Kind("leaderworkerset.x-k8s.io", "v1", "leaderworkersets"),
-    Kind("grove.io", "v1alpha1", "podcliquesets"),
-    Kind("grove.io", "v1alpha1", "podcliques"),
-    Kind("grove.io", "v1alpha1", "podcliquescalinggroups"),
-    Kind("scheduler.grove.io", "v1alpha1", "podgangs"),
-    Kind("scheduling.volcano.sh", "v1beta1", "podgroups"),
-    Kind("scheduling.volcano.sh", "v1beta1", "queues"),
-    Kind("scheduling.run.ai", "v2alpha2", "podgroups"),
-    Kind("scheduling.run.ai", "v2", "queues"),
-)
 
 
 def _secret(obj: dict) -> dict:
@@ -88,7 +57,7 @@ def _served_resources(cluster, groups: dict, group: str, version: str) -> Option
     return {r["name"]: bool(r.get("namespaced")) for r in doc.get("resources") or [] if "/" not in r["name"]}
 
 
-def record(cluster, dest: str, kinds: Sequence[Kind] = DOCTOR_KINDS, namespace: Optional[str] = None,
+def record(cluster, dest: str, kinds: Sequence[Kind] = RECORDED, namespace: Optional[str] = None,
            source: Optional[dict] = None) -> dict:
     """LIST each served kind (namespaced kinds in ``namespace``, or all namespaces when None) and
     write the tree to ``dest`` (a directory, or a ``.tar.gz`` when the name ends so). Returns the manifest."""

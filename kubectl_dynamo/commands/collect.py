@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import timezone
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.commands.logs import log_params, log_path
 from kubectl_dynamo.environment import Environment
@@ -79,11 +80,11 @@ class Bundle:
 
 
 class Progress:
-    """One line on stderr, rewritten in place; only on a terminal."""
+    """One line on stderr, rewritten in place; only on a terminal that takes escape sequences."""
 
     def __init__(self, env: Environment):
         self.env = env
-        self.on = env.stderr_isatty
+        self.on = env.stderr_isatty and env.environ.get("TERM") != "dumb"
 
     def step(self, text: str) -> None:
         if self.on:
@@ -246,7 +247,7 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
         raise UsageError("name one DGD, or use -A for every DGD")
     namespace = None if all_namespaces else cluster.namespace
     if name:  # fail before recording anything when the DGD does not exist
-        cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+        cluster.get(kinds.DGD.path(namespace, name))
     progress = Progress(env)
     top = os.path.basename(output).removesuffix(".tar.gz").removesuffix(".tgz")
     staging = tempfile.mkdtemp(prefix="kubectl-dynamo-collect-")

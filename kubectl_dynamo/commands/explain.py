@@ -7,7 +7,8 @@ cluster's gates, queues, operator version and MPI secret name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence
+import functools
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
 from kubectl_dynamo.operator.context import ClusterContext
@@ -18,9 +19,6 @@ from kubectl_dynamo.validation.admission import unsimulated, validation
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import ExplainData, ExplainedDgd, ExplainList, FieldDocs, FieldRow, SkippedDocument
-
-DGD_NAMES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
-             "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
 
 
 def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
@@ -143,37 +141,56 @@ def _result(result: ExplainList, objects: bool = False, changes: bool = False) -
     payload: ExplainData = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
     dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
+    junit = functools.partial(_junit, result)
     if changes:
-        return Result(payload, lambda _data, wide, color: format_changes(result, wide), exit_code=exit_code,
-                      names=dgds)
+        return Result(payload, lambda _data, wide, color, width: format_changes(result, wide, width), exit_code=exit_code,
+                      names=dgds, junit=junit)
     if not objects:
-        return Result(payload, lambda _data, wide, color: format_results(result, wide, color), exit_code=exit_code,
-                      names=dgds)
+        return Result(payload, lambda _data, wide, color, width: format_results(result, wide, color, width), exit_code=exit_code,
+                      names=dgds, junit=junit)
     from kubectl_dynamo.output.render import to_yaml
 
     objs = [o for r in result["items"] for o in r["objects"]]
 
-    def table(_data, wide: bool, color: bool) -> str:
+    def table(_data, wide: bool, color: bool, width: Optional[int] = None) -> str:
         lines = [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
         related = [f"{kind} {', '.join(names)}" for r in result["items"] for kind, names in r["related"].items() if names]
-        return "\n".join([format_results(result, wide, color).rstrip("\n"), "", "objects the operator creates:",
+        return "\n".join([format_results(result, wide, color, width).rstrip("\n"), "", "objects the operator creates:",
                           *("  " + x for x in lines), "related (Services it creates, what the pods refer to):",
                           *("  " + x for x in related)]) + "\n"
 
     return Result(payload, table, exit_code=exit_code,
                   names=[f"{_RESOURCES[o['kind']]}/{o['metadata']['name']}" for o in objs],
-                  text="---\n".join(to_yaml(o) for o in objs))
+                  text="---\n".join(to_yaml(o) for o in objs), junit=junit)
+
+
+def _junit(result: ExplainList, _data: object) -> str:
+    from kubectl_dynamo.output.junit import explain_junit
+
+    return explain_junit(result)
 
 
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
              changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f FILE``: every DGD in the documents."""
+    return run_files([(source, docs)], orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                     changes=changes)
+
+
+def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, operator_version=None,
+              objects: bool = False, changes: bool = False) -> Result[ExplainData]:
+    """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
+    skipped document also names its ``file`` (a key added to the single-file shape)."""
     from kubectl_dynamo.errors import InputError
 
-    result = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
-                               changes=changes)
+    result: ExplainList = {"items": [], "skipped": []}
+    for source, docs in sources:
+        one = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
+                                changes=changes)
+        result["items"] += one["items"]
+        result["skipped"] += [{**s, "file": source} if len(sources) > 1 else s for s in one["skipped"]]
     if not result["items"]:
-        raise InputError(f"{source}: no DynamoGraphDeployment found")
+        raise InputError(f"{', '.join(source for source, _ in sources)}: no DynamoGraphDeployment found")
     return _result(result, objects, changes)
 
 

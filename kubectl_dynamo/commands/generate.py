@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 from kubectl_dynamo.errors import InvalidContent, UsageError
 from kubectl_dynamo.operator import api, backends, versions
 from kubectl_dynamo.result import Result
+from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import GenerateSummary, KubeObject
@@ -137,7 +138,7 @@ def check_sizing(engine: Engine) -> None:
         return
     choices = nearest_choices(engine.nodes, engine.gpus_per_node, engine.tp, engine.pp)
     raise SpecError(
-        f"{engine.name}: TP×PP = {engine.tp}×{engine.pp} = {world} but one engine spans {engine.nodes} node(s) × "
+        f"{engine.name}: TP×PP = {engine.tp}×{engine.pp} = {world} but one engine spans {plural(engine.nodes, 'node')} × "
         f"{engine.gpus_per_node} GPUs = {capacity} GPUs (TP×PP must equal nodes × GPUs per node; DP adds whole "
         f"engines and does not count)", choices=choices)
 

@@ -11,7 +11,9 @@ import queue
 from datetime import datetime
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
@@ -139,7 +141,7 @@ def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[s
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
     data: GetData = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
-    return Result(data, lambda d, wide, color: format_get(d, wide, color, detail=bool(name)), names=names(data))
+    return Result(data, lambda d, wide, color, width: format_get(d, wide, color, width, detail=bool(name)), names=names(data))
 
 
 # -- -w ------------------------------------------------------------------------------------------------
@@ -155,7 +157,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
-    dgd_path = path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace)
+    dgd_path = kinds.DGD.path(namespace)
     pod_path = path_for("", "v1", "pods", namespace)
     dgd_fields = f"metadata.name={name}" if name else None
     pod_labels = f"{DGD_LABEL}={name}" if name else DGD_LABEL

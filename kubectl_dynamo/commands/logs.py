@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Dict, Iterator, List, Optional, Tuple, cast
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
 from kubectl_dynamo.cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
 from kubectl_dynamo.environment import Environment
@@ -231,7 +232,7 @@ class LogOptions:
 
 def pods_of(cluster, namespace: str, name: str) -> Tuple[List[dict], Optional[str]]:
     """The DGD's pods (one LIST by its label) and the list's resourceVersion; NotFound for no DGD."""
-    cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+    cluster.get(kinds.DGD.path(namespace, name))
     return list_with_version(cluster, path_for("", "v1", "pods", namespace), label_selector=f"{DGD_LABEL}={name}")
 
 

@@ -15,8 +15,8 @@ def run_schema(name: Optional[str]) -> Union[Result[Dict[str, Any]], Result[List
 
     if name is None:
         rows = [{"name": n, "printedBy": what} for n, what in contracts.SCHEMAS.items()]
-        return Result(rows, lambda data, wide, color: grid([(r["name"], r["printedBy"]) for r in data],
-                                                           ["name", "printed by"]))
+        return Result(rows, lambda data, wide, color, width: grid([(r["name"], r["printedBy"]) for r in data],
+                                                                  ["name", "printed by"], width))
     if name not in contracts.SCHEMAS:
         raise UsageError(f'no schema "{name}" (known: {", ".join(contracts.SCHEMAS)})')
     return Result(contracts.schema(name), names=[f"schema/{name}"])

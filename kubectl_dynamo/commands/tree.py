@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.lineage import KINDS, build_tree, meta, needs
 from kubectl_dynamo.result import Result
@@ -15,13 +16,12 @@ if TYPE_CHECKING:
 def run_tree(cluster, name: str) -> Result[TreeData]:
     """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
     listed: only whether it exists is kept)."""
-    from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.model.platform import Facts
     from kubectl_dynamo.model.snapshot import Snapshot, list_kind
     from kubectl_dynamo.output.tables import format_tree
 
     namespace = cluster.namespace
-    dgd = cluster.get(path_for("nvidia.com", "v1beta1", "dynamographdeployments", namespace, name))
+    dgd = cluster.get(kinds.DGD.path(namespace, name))
     groups = cluster.groups()
     snap = Snapshot(facts=Facts(), namespace=namespace)
     objects: List[dict] = []

@@ -26,9 +26,11 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.operator import api, convert, versions
 from kubectl_dynamo.result import Result
+from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import UpgradeData
@@ -248,7 +250,7 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         data.append(new if report.changed else doc)
     if errors:
         paths = ", ".join(f"{e['path']}" + (f" ({e['name']})" if e.get("name") else "") for e in errors)
-        raise UpgradeError(f"{len(errors)} field(s) cannot be converted: {paths}; nothing written "
+        raise UpgradeError(f"{plural(len(errors), 'field')} cannot be converted: {paths}; nothing written "
                            f"(without --strict they are kept in the {convert.ANN_DGD_SPEC} "
                            "annotation, as the operator does)", errors)
     return Upgraded(text, "".join(out), reports, data)
@@ -678,9 +680,32 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
                              notes=notes, names=names)
     items = [json.loads(json.dumps(d, default=str)) for d in result.data]
     data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
-    return Result(data, lambda _d, wide, color: format_report(
-        {"documents": [d.as_dict() for d in result.documents]}, wide, color),
+    return Result(data, lambda _d, wide, color, width: format_report(
+        {"documents": [d.as_dict() for d in result.documents]}, wide, color, width),
         text=result.text, notes=notes, names=names)
+
+
+def combine(results: List[Any]) -> Any:
+    """``upgrade -f A -f B``: the files' Results as one, in order (a YAML stream of every file's
+    documents, their diffs, one List for -o json, the reports one under the other)."""
+    from kubectl_dynamo.result import Result
+
+    if len(results) == 1:
+        return results[0]
+    notes = [n for r in results for n in r.notes]
+    names = [n for r in results for n in r.names]
+    code = max(int(r.exit_code) for r in results)
+    if all(r.verbatim for r in results):  # --write, --diff
+        return Result(None, text="".join(r.text or "" for r in results), verbatim=True, notes=notes, names=names,
+                      exit_code=code)
+    items = [i for r in results for i in (r.data["items"] if r.data.get("kind") == "List" else [r.data])]
+    texts = [(r.text or "").rstrip("\n") + "\n" for r in results if r.text]
+
+    def table(_d, wide: bool, color: bool, width: Optional[int]) -> str:
+        return "\n\n".join(r.table(r.data, wide, color, width) for r in results if r.table)
+
+    return Result({"apiVersion": "v1", "kind": "List", "items": items}, table, text="---\n".join(texts),
+                  notes=notes, names=names, exit_code=code)
 
 
 def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict, Optional[str]]:
@@ -690,13 +715,12 @@ def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict,
     When it was written as v1alpha1 without a last-applied copy, the manifest is its v1alpha1
     view from the server (the operator's conversion webhook); if that is unavailable, the stored
     v1beta1 object is upgraded instead and the note says so."""
-    from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.errors import DynamoError, NotFound
 
     obj = None
     for version in ("v1beta1", "v1alpha1"):
         try:
-            obj = cluster.get(path_for("nvidia.com", version, "dynamographdeployments", namespace, name))
+            obj = cluster.get(kinds.DGD.path(namespace, name, version=version))
             break
         except NotFound:
             continue
@@ -706,7 +730,7 @@ def get_dgd_for_upgrade(cluster, name: str, namespace: str) -> Tuple[dict, dict,
     manifest = manifest_from_live(obj)
     if authored_version(obj) == "nvidia.com/v1alpha1" and manifest.get("apiVersion") != "nvidia.com/v1alpha1":
         try:
-            alpha = cluster.get(path_for("nvidia.com", "v1alpha1", "dynamographdeployments", namespace, name))
+            alpha = cluster.get(kinds.DGD.path(namespace, name, version="v1alpha1"))
             manifest = manifest_from_live(alpha)
         except DynamoError as e:
             if getattr(e, "status", None) is None and not isinstance(e, NotFound):

@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import sys
-from typing import IO, Any, List, NamedTuple, Optional
+from typing import IO, Any, List, NamedTuple, Optional, Sequence
 
 from kubectl_dynamo.errors import InputError
 from kubectl_dynamo.inputs.files import file_type
@@ -161,6 +161,54 @@ def _check_printable(text: str, source: str) -> None:
 
 def read_text(path: str, stdin: Optional[IO] = None, what: str = "") -> str:
     return decode(read_bytes(path, stdin, what), _label(path, what))
+
+
+# -- -f FILE|DIR, repeatable, -R: as kubectl --------------------------------------------------
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")  # kubectl's FileExtensions for a directory's files
+MAX_FILES = 1000
+TOTAL_INPUTS = 16  # all files named by -f together: at most this many times the per-file limit
+
+
+def expand_filenames(paths: Sequence[str], recursive: bool = False) -> List[str]:
+    """The files ``-f`` names, as kubectl reads them: a file as given (any name), a directory's
+    *.yaml, *.yml and *.json files in name order (``recursive``: its subdirectories too, symlinked
+    directories not followed), ``-`` for stdin (once). Bounded: at most MAX_FILES files of at most
+    TOTAL_INPUTS × the input limit together, else one InputError."""
+    files: List[str] = []
+    total, budget = 0, TOTAL_INPUTS * max_input_bytes()
+    for path in paths:
+        if path == "-":
+            if "-" in files:
+                raise InputError("-f -: stdin can be read only once")
+            files.append(path)
+            continue
+        found = _directory_files(path, recursive) if os.path.isdir(path) else [path]
+        if os.path.isdir(path) and not found:
+            raise InputError(f"{path}: no {', '.join('*' + x for x in MANIFEST_SUFFIXES)} files"
+                             + ("" if recursive else " (-R reads its subdirectories)"))
+        for f in found:
+            files.append(f)
+            if len(files) > MAX_FILES:
+                raise InputError(f"-f names more than {MAX_FILES} files; name fewer files or directories")
+            try:
+                total += os.stat(f).st_size
+            except OSError:
+                continue  # read_bytes says why, with the file's name
+            if total > budget:
+                raise InputError(f"-f: the files named add up to more than {_size_text(budget)} "
+                                 f"({TOTAL_INPUTS} × the input limit; set {MAX_INPUT_ENV} to raise it)")
+    return files
+
+
+def _directory_files(top: str, recursive: bool) -> List[str]:
+    out: List[str] = []
+    for root, dirs, names in os.walk(top):  # os.walk does not follow symlinked directories
+        dirs.sort()
+        out += [os.path.join(root, n) for n in sorted(names) if n.endswith(MANIFEST_SUFFIXES)
+                and os.path.isfile(os.path.join(root, n))]
+        if not recursive:
+            break
+    return out
 
 
 # -- YAML -------------------------------------------------------------------------------------

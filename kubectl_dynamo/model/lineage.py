@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DGD_LABEL,
@@ -39,17 +40,7 @@ if TYPE_CHECKING:
     from kubectl_dynamo.contracts import TreeNode, TreeRoot
 
 # (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
-KINDS: Tuple[Tuple[str, str, str, str], ...] = (
-    ("nvidia.com", "v1beta1", "dynamocomponentdeployments", "DynamoComponentDeployment"),
-    ("grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet"),
-    ("grove.io", "v1alpha1", "podcliquescalinggroups", "PodCliqueScalingGroup"),
-    ("grove.io", "v1alpha1", "podcliques", "PodClique"),
-    ("scheduler.grove.io", "v1alpha1", "podgangs", "PodGang"),
-    ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
-    ("apps", "v1", "statefulsets", "StatefulSet"),
-    ("apps", "v1", "deployments", "Deployment"),  # single-node components (a frontend)
-    ("apps", "v1", "replicasets", "ReplicaSet"),
-)
+KINDS: Tuple[Tuple[str, str, str, str], ...] = tuple((k.group, k.version, k.plural, k.kind) for k in kinds.LINEAGE)
 
 
 @dataclass

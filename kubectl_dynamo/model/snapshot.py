@@ -19,21 +19,20 @@ per namespace that needs it, and only its key names are kept.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
 from kubectl_dynamo.model.facts import _try, gather
+from kubectl_dynamo.model.labels import DGD_LABEL, LWS_NAME
 from kubectl_dynamo.model.platform import Facts
-from kubectl_dynamo.operator.api import LABEL_DGD as DGD_LABEL
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import Skipped
 
-LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"  # on the StatefulSets LWS creates (lws@v0.9.0)
-KAI_PODGROUP_VERSION = "v2alpha2"  # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (queues are v2)
 UNKNOWN = "unknown"
+FIELDS = {k.field: k for k in kinds.SNAPSHOT if k.field}
 
 
 class Strings(Dict[str, str]):
@@ -55,30 +54,35 @@ class Strings(Dict[str, str]):
         return self.parts.setdefault(repr(value), value)
 
 
-@dataclass
 class Snapshot:
-    facts: Facts
-    namespace: Optional[str]  # None = all namespaces
-    dgds: List[dict] = field(default_factory=list)
-    pods: List[dict] = field(default_factory=list)
-    configmaps: List[dict] = field(default_factory=list)  # DGD-labelled only
-    podgangs: Optional[List[dict]] = None
-    leaderworkersets: Optional[List[dict]] = None
-    statefulsets: Optional[List[dict]] = None  # LWS-owned only
-    componentdeployments: Optional[List[dict]] = None  # DynamoComponentDeployments (DGD-labelled)
-    podcliquesets: Optional[List[dict]] = None
-    podcliquescalinggroups: Optional[List[dict]] = None
-    podcliques: Optional[List[dict]] = None
-    volcano_podgroups: Optional[List[dict]] = None  # podgroups.scheduling.volcano.sh
-    kai_podgroups: Optional[List[dict]] = None  # podgroups.scheduling.run.ai
-    events: List[dict] = field(default_factory=list)
-    services: Optional[List[dict]] = None
-    # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
-    secrets: Dict[tuple, object] = field(default_factory=dict)
-    skipped: List[Skipped] = field(default_factory=list)  # {"check": what, "reason": why}
-    requests: int = 0
-    taken_at: Optional[str] = None  # RFC 3339: when the state was read (a recording's createdAt)
-    strings: Strings = field(default_factory=Strings, repr=False)  # shared by the compact records
+    """What doctor read: the facts, and one list per kind of ``cluster.kinds.SNAPSHOT``, as an attribute
+    named by the kind's ``field`` (``snap.pods``, ``snap.leaderworkersets``, ...). A list is None when
+    its kind was not read (not served, forbidden: ``skipped`` says why) — or [] for a ``required`` kind."""
+
+    def __init__(self, facts: Facts, namespace: Optional[str], *, secrets: Optional[Dict[tuple, object]] = None,
+                 skipped: Optional[List[Skipped]] = None, requests: int = 0, taken_at: Optional[str] = None,
+                 **lists: Optional[List[dict]]):
+        unknown = set(lists) - FIELDS.keys()
+        if unknown:
+            raise TypeError(f"Snapshot has no list {', '.join(sorted(unknown))} (cluster/kinds.py)")
+        self.facts = facts
+        self.namespace = namespace  # None = all namespaces
+        for name, kind in FIELDS.items():
+            value = lists.get(name)
+            setattr(self, name, [] if value is None and kind.required else value)
+        # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
+        self.secrets: Dict[tuple, object] = secrets if secrets is not None else {}
+        self.skipped: List[Skipped] = skipped if skipped is not None else []  # {"check": what, "reason": why}
+        self.requests = requests
+        self.taken_at = taken_at  # RFC 3339: when the state was read (a recording's createdAt)
+        self.strings = Strings()  # shared by the compact records
+
+    def __getattr__(self, name: str) -> Any:  # the lists are set per table entry in __init__
+        raise AttributeError(f"Snapshot has no attribute {name!r}")
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{n}={len(v)}" for n in FIELDS if (v := getattr(self, n)) is not None)
+        return f"Snapshot(namespace={self.namespace!r}, {sizes})"
 
 
 # What doctor reads of a pod (doctor.PodInfo and checks/): everything else is dropped. A check that
@@ -196,8 +200,10 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
 
 def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] = None,
          compact: bool = False) -> Snapshot:
-    """``compact``: pods and nodes as compact records (doctor: only its checks read them); else whole
-    (``get``, whose table and watch read more of a pod)."""
+    """One LIST per kind of ``cluster.kinds.SNAPSHOT`` whose group and version are served, in table
+    order; none but the DGDs' when there is no DGD in scope. ``compact``: pods and the controllers'
+    workloads as compact records (doctor: only its checks read them); else whole (``get``, whose table
+    and watch read more of a pod)."""
     snap = Snapshot(facts=gather(cluster, nodes=not compact), namespace=namespace, taken_at=_taken_at(cluster))
     if compact:
         snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
@@ -205,40 +211,27 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     for what, why in snap.facts.unknown.items():
         snap.skipped.append({"check": what, "reason": why})
     groups = snap.facts.groups or {}
-    if "nvidia.com" not in groups:
-        snap.skipped.append({"check": "dynamographdeployments", "reason": "the nvidia.com API group is not served"})
-    else:
-        field_selector = f"metadata.name={dgd_name}" if dgd_name else None
-        snap.dgds = list_kind(cluster, snap, "dynamographdeployments", "nvidia.com", "v1beta1",
-                          "dynamographdeployments", field_selector=field_selector) or []
-    if not snap.dgds:
-        snap.requests = cluster.requests
-        return snap
-    selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
-    snap.pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=selector,
-                      slim=compact_pod if compact else None) or []
-    snap.configmaps = list_kind(cluster, snap, "configmaps", "", "v1", "configmaps", label_selector=selector) or []
-    owned = compact_owned if compact else None
-    snap.componentdeployments = list_kind(cluster, snap, "dynamocomponentdeployments", "nvidia.com", "v1beta1",
-                                          "dynamocomponentdeployments", label_selector=selector, slim=owned)
-    if "grove.io" in groups:
-        for plural in ("podcliquesets", "podcliquescalinggroups", "podcliques"):
-            setattr(snap, plural, list_kind(cluster, snap, plural, "grove.io", "v1alpha1", plural, slim=owned))
-    if "scheduler.grove.io" in groups:
-        snap.podgangs = list_kind(cluster, snap, "podgangs", "scheduler.grove.io", "v1alpha1", "podgangs", slim=owned)
-    if "leaderworkerset.x-k8s.io" in groups:
-        snap.leaderworkersets = list_kind(cluster, snap, "leaderworkersets", "leaderworkerset.x-k8s.io", "v1",
-                                          "leaderworkersets", label_selector=selector, slim=owned)
-        snap.statefulsets = list_kind(cluster, snap, "statefulsets", "apps", "v1", "statefulsets",
-                                      label_selector=LWS_NAME_LABEL, slim=owned)
-    if "scheduling.volcano.sh" in groups:
-        snap.volcano_podgroups = list_kind(cluster, snap, "podgroups.scheduling.volcano.sh", "scheduling.volcano.sh",
-                                       "v1beta1", "podgroups")
-    if KAI_PODGROUP_VERSION in groups.get("scheduling.run.ai", []):
-        snap.kai_podgroups = list_kind(cluster, snap, "podgroups.scheduling.run.ai", "scheduling.run.ai",
-                                   KAI_PODGROUP_VERSION, "podgroups")
-    snap.events = list_kind(cluster, snap, "events", "", "v1", "events", field_selector="type=Warning") or []
-    snap.services = list_kind(cluster, snap, "services", "", "v1", "services")
+    dgd_selector = f"{DGD_LABEL}={dgd_name}" if dgd_name else DGD_LABEL
+    selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
+                 "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
+    slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned}
+    for kind in kinds.SNAPSHOT:
+        if kind.when and kind.when not in groups:
+            continue  # its controller is not installed
+        if kind.group and kind.version not in groups.get(kind.group, []):
+            if kind.group in groups:
+                snap.skipped.append({"check": kinds.NAMES[kind], "reason": f"{kind.group}/{kind.version} is not served "
+                                                                          f"(served: {', '.join(groups[kind.group])})"})
+            elif kind.field == "dgds":
+                snap.skipped.append({"check": kinds.NAMES[kind], "reason": "the nvidia.com API group is not served"})
+            continue
+        label_selector, field_selector = selectors[kind.scope]
+        items = list_kind(cluster, snap, kinds.NAMES[kind], kind.group, kind.version, kind.plural,
+                          label_selector=label_selector, field_selector=field_selector,
+                          slim=slims[kind.compact] if compact else None)
+        setattr(snap, kind.field or "", [] if items is None and kind.required else items)
+        if kind.field == "dgds" and not snap.dgds:
+            break  # nothing in scope to diagnose: no other kind is read
     snap.requests = cluster.requests
     return snap
 

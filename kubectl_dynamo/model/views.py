@@ -24,6 +24,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
+from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DEFAULT_SCHEDULER,
@@ -227,11 +228,8 @@ class Index:
         return seen
 
 
-# Kinds whose objects may own a DGD's workloads, as the snapshot holds them.
-OWNED_KINDS = (("DynamoComponentDeployment", "componentdeployments"), ("LeaderWorkerSet", "leaderworkersets"),
-               ("StatefulSet", "statefulsets"), ("PodCliqueSet", "podcliquesets"),
-               ("PodCliqueScalingGroup", "podcliquescalinggroups"), ("PodClique", "podcliques"),
-               ("PodGang", "podgangs"))
+# Kinds whose objects may own a DGD's workloads, as the snapshot holds them (cluster/kinds.py ``owner``).
+OWNED_KINDS: Tuple[Tuple[str, str], ...] = tuple((k.kind, k.field or "") for k in kinds.OWNERS)
 
 
 def build_index(snapshot) -> Index:
@@ -382,7 +380,7 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
         gc.freeze()
     else:
         snap = take(cluster, namespace, dgd_name=name)
-    if name and not snap.dgds and not any(s["check"] == "dynamographdeployments" for s in snap.skipped):
+    if name and not snap.dgds and not any(s["check"] == kinds.NAMES[kinds.DGD] for s in snap.skipped):
         raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):

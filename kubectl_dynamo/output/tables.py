@@ -9,10 +9,13 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from kubectl_dynamo.output.render import grid, paint, yes_no
+from kubectl_dynamo.output.render import cut, fold, folded, grid, paint, yes_no
+from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import (
+        Catalogue,
+        CheckEntry,
         CollectSummary,
         DetectData,
         DoctorData,
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
 
 # -- detect ------------------------------------------------------------------------------------------
 
-def format_detect(r: DetectData, wide: bool, color: bool) -> str:
+def format_detect(r: DetectData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     out = [f"Kubernetes:  {r['kubernetes']['version'] or 'unknown'}",
            f"GPU nodes:   {r['gpuNodes']['count']} ({r['gpuNodes']['allocatableGpus']} allocatable nvidia.com/gpu)",
            ""]
@@ -40,10 +43,10 @@ def format_detect(r: DetectData, wide: bool, color: bool) -> str:
         if name == "lws" and o["installed"]:
             extra = "disaggregatedset.x-k8s.io/v1" if o["disaggregatedSet"] else "no DisaggregatedSet API"
         if name in ("kai", "volcano") and o["installed"]:
-            extra = f"{len(o['queues'])} queues"
+            extra = plural(len(o["queues"]), "queue")
         healthy = yes_no(o["healthy"]) if o["installed"] else "-"
         rows.append([name, yes_no(o["installed"]), o["version"], healthy, extra])
-    out += [grid(rows, ["orchestrator", "installed", "version", "healthy", "notes"]), ""]
+    out += [grid(rows, ["orchestrator", "installed", "version", "healthy", "notes"], width), ""]
 
     kai, vol = r["orchestrators"]["kai"], r["orchestrators"]["volcano"]
     if kai["installed"]:
@@ -65,7 +68,7 @@ def format_detect(r: DetectData, wide: bool, color: bool) -> str:
                     ('enable-grove: "false"', r["selection"]["enableGroveFalse"])):
         outcome = paint(f"FAILS: {s['error']}", "error", color) if s["error"] else paint("ok", "ok", color)
         rows.append([case, s["provider"], s["orchestrator"], s["scheduler"], s["queue"], outcome])
-    out.append(grid(rows, ["case", "provider", "orchestrator", "scheduler", "queue", "outcome"]))
+    out.append(grid(rows, ["case", "provider", "orchestrator", "scheduler", "queue", "outcome"], width))
     for case, s in (("default", r["selection"]["default"]), ("enable-grove false", r["selection"]["enableGroveFalse"])):
         out.append(f"  {case}: {s['reason']}")
 
@@ -73,13 +76,13 @@ def format_detect(r: DetectData, wide: bool, color: bool) -> str:
         out += ["", "Problems:"]
         rows = [[paint(p["severity"], p["severity"], color), p["code"], p["message"]] + ([p["hint"]] if wide else [])
                 for p in r["problems"]]
-        out.append(grid(rows, ["severity", "code", "message"] + (["hint"] if wide else [])))
-    return "\n".join(out)
+        out.append(grid(rows, ["severity", "code", "message"] + (["hint"] if wide else []), width))
+    return folded(out, width)
 
 
 # -- doctor ------------------------------------------------------------------------------------------
 
-def format_doctor(r: DoctorData, wide: bool, color: bool, *, min_severity: str = "error") -> str:
+def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] = None, *, min_severity: str = "error") -> str:
     from kubectl_dynamo.findings.finding import at_least  # the catalogue: not for `version --client`
 
     out = []
@@ -91,12 +94,12 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, *, min_severity: str =
                 rows.append([f"{d['namespace']}/{d['name']}", c["name"], g["index"],
                              f"{g['podsReady']}/{c['nodeCount']}", ranks, c.get("mode", "")])
     if rows:
-        out.append(grid(rows, ["dgd", "component", "group", "ready", "ranks", "mode"]))
+        out.append(grid(rows, ["dgd", "component", "group", "ready", "ranks", "mode"], width))
     else:
         out.append("No DynamoGraphDeployments in scope.")
     shown = [f for f in r["findings"] if at_least(f["severity"], min_severity)]
     s = r["summary"]
-    out += ["", f"{s['errors']} errors, {s['warnings']} warnings, {s['infos']} infos"
+    out += ["", f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')}"
             + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
     if shown:
         frows = []
@@ -106,12 +109,13 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, *, min_severity: str =
             code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
             row = [paint(f["severity"], f["severity"], color), code, where, f["message"]]
             frows.append(row + ([f["hint"]] if wide else []))
-        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []))]
+        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []), width,
+                         optional=("object",))]  # the message names the object too
         if not wide:
             out.append("(-o wide adds the fix for each finding)")
     if r["skipped"]:
         out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
-    return "\n".join(out)
+    return folded(out, width)
 
 
 def nest_findings(findings: list) -> list:
@@ -129,21 +133,43 @@ def nest_findings(findings: list) -> list:
     return out
 
 
+# -- doctor --explain CODE: the check catalogue offline ---------------------------------------------
+
+def format_check(e: CheckEntry, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    severity = e["severity"] + (f" ({e['when']})" if e.get("when") else "")
+    lines = [f"{paint(e['code'], e['severity'], color)}  ({severity}; {', '.join(e['scopes'])})",
+             f"  what: {_plain(e['what'])}", f"  why:  {_plain(e['why']) or '-'}", f"  fix:  {_plain(e['fix']) or '-'}"]
+    if e["refs"]:
+        lines.append(f"  refs: {', '.join(e['refs'])}")
+    return folded(lines, width or 100)
+
+
+def format_checks(data: Catalogue, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    intro = folded(data.get("about", "").replace("`", "").replace("**", "").split("\n"), width)
+    return "\n\n".join([intro] + [format_check(e, wide, color, width) for e in data["checks"]])
+
+
+def _plain(text: str) -> str:
+    return text.replace("**", "").replace("`", "")  # the catalogue's markdown, for a terminal
+
+
 # -- explain -----------------------------------------------------------------------------------------
 
 WIDTH = 110
 
 
-def format_results(result: ExplainList, wide: bool, color: bool) -> str:
+def format_results(result: ExplainList, wide: bool, color: bool, width: Optional[int] = None) -> str:
     out = []
     for r in result["items"]:
-        out.append(format_one(r, wide, color))
+        out.append(format_one(r, wide, color, width))
     for s in result["skipped"]:
-        out.append(f"skipped document {s['document']} ({s['kind'] or 'no kind'}): {s['reason']}")
+        where = f" of {s['file']}" if s.get("file") else ""
+        out.append(folded([f"skipped document {s['document']}{where} ({s['kind'] or 'no kind'}): {s['reason']}"],
+                          width))
     return "\n\n".join(out)
 
 
-def format_one(r: ExplainedDgd, wide: bool, color: bool) -> str:
+def format_one(r: ExplainedDgd, wide: bool, color: bool, width: Optional[int] = None) -> str:
     ns = f" -n {r['namespace']}" if r["namespace"] else ""
     out = [f"DynamoGraphDeployment {r['name']}{ns}  ({r['apiVersion']})",
            f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; provider {r['provider']}, "
@@ -156,17 +182,17 @@ def format_one(r: ExplainedDgd, wide: bool, color: bool) -> str:
         out.append(paint(f"component {c['name']}", "info", color) + f" ({c['type'] or 'no type'}, {c['backend']}): {size}")
         out.append(f"  mode {c['mode']}: {c['modeReason']}")
         for role in c["roles"]:
-            out += _format_role(role, wide)
+            out += _format_role(role, wide, width)
     if r["findings"]:
         out += ["", "Findings:"]
         rows = []
         for f in r["findings"]:
             row = [paint(f["severity"], f["severity"], color), f["code"], f["component"] or "-", f["message"]]
             rows.append(row + ([f["hint"]] if wide else []))
-        out.append(grid(rows, ["severity", "code", "component", "message"] + (["hint"] if wide else [])))
+        out.append(grid(rows, ["severity", "code", "component", "message"] + (["hint"] if wide else []), width))
         if not wide:
             out.append("(-o wide shows the hint for each finding)")
-    return "\n".join(out)
+    return folded(out, width)
 
 
 def _lws_gang_note(r: ExplainedDgd) -> str:
@@ -181,25 +207,25 @@ def _lws_gang_note(r: ExplainedDgd) -> str:
             "set schedulerName: volcano in the pod templates)")
 
 
-def _format_role(role: dict, wide: bool) -> list:
+def _format_role(role: dict, wide: bool, width: Optional[int] = None) -> list:
     spec = role["podSpec"]
     containers = spec.get("containers") or []
     main = containers[0] if containers else {}
     out = [f"  role {role['name']} x{role['replicas']}  image {main.get('image') or '(none)'}"]
-    out += _wrap("command", _cmdline(main))
+    out += _wrap("command", _cmdline(main), width)
     env = main.get("env") or []
     if env:
         # .get: a DGD with schema errors (an env entry without a name) is still shown
         shown = [f"{e.get('name', '?')}={_env_value(e)}" for e in env]
-        out += _wrap("env", " ".join(shown) if wide else ", ".join(e.get("name", "?") for e in env))
+        out += _wrap("env", " ".join(shown) if wide else ", ".join(e.get("name", "?") for e in env), width)
     probes = [f"{p}={_probe(main.get(p + 'Probe'))}" for p in ("liveness", "readiness", "startup")]
     out.append(f"    probes:  {', '.join(probes)}")
     for ic in spec.get("initContainers") or []:
-        out += _wrap(f"init {ic.get('name', '?')}", _cmdline(ic))
+        out += _wrap(f"init {ic.get('name', '?')}", _cmdline(ic), width)
     mounts = [f"{m.get('name', '?')}:{m.get('mountPath', '?')}{' (ro)' if m.get('readOnly') else ''}"
               for m in main.get("volumeMounts") or []]
     if mounts:
-        out += _wrap("mounts", ", ".join(mounts))
+        out += _wrap("mounts", ", ".join(mounts), width)
     return out
 
 
@@ -210,12 +236,14 @@ def _cmdline(container: dict) -> str:
     return " ".join(shlex.quote(p) for p in parts) if parts else "(image default)"
 
 
-def _wrap(label: str, text: str) -> list:
-    lines = textwrap.wrap(text, WIDTH - 14, break_long_words=False, break_on_hyphens=False) or [""]
+def _wrap(label: str, text: str, width: Optional[int] = None) -> list:
+    """``label: text`` wrapped under itself at WIDTH (or a narrower terminal's ``width``, where a
+    word wider than the terminal is cut: piped, it is whole)."""
+    lines = textwrap.wrap(text, min(width or WIDTH, WIDTH) - 14, break_long_words=False, break_on_hyphens=False) or [""]
     head = f"    {label}:"
     out = [f"{head:<14}{lines[0]}"] if len(head) < 14 else [head, " " * 14 + lines[0]]
     out += [" " * 14 + line for line in lines[1:]]
-    return out
+    return out if width is None else [cut(line, width) for line in out]
 
 
 def _env_value(e: dict) -> str:
@@ -239,15 +267,16 @@ def _probe(p) -> str:
     return "set"
 
 
-def format_field_docs(d: FieldDocs, wide: bool, color: bool) -> str:
+def format_field_docs(d: FieldDocs, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    text = min(90, (width or 94) - 4)  # kubectl explain's 80-ish columns, narrower on a narrow terminal
     out = [f"GROUP:      {d['group']}", f"KIND:       {d['kind']}", f"VERSION:    {d['version']}", ""]
     if d["field"]:
         out += [f"FIELD: {d['field'].split('.')[-1]} <{d['type']}>", ""]
     out.append("DESCRIPTION:")
     for para in (d["description"] or "<empty>").split("\n"):
-        out += ["    " + line for line in (textwrap.wrap(para, 90) or [""])]
+        out += ["    " + line for line in (_words(para, text) or [""])]
     if d["multinodeNotes"]:
-        out += ["", "MULTINODE:"] + ["    " + line for line in textwrap.wrap(d["multinodeNotes"], 90)]
+        out += ["", "MULTINODE:"] + ["    " + line for line in _words(d["multinodeNotes"], text)]
     if d["fields"]:
         out += ["", "FIELDS:"]
         for f in d["fields"]:
@@ -255,14 +284,18 @@ def format_field_docs(d: FieldDocs, wide: bool, color: bool) -> str:
             req = " -required-" if f["required"] else ""
             out.append(f"{indent}{f['name']}\t<{f['type']}>{req}")
             if not any(x["depth"] > 0 for x in d["fields"]) and f["description"]:
-                out += [indent + "  " + line for line in textwrap.wrap(f["description"], 86)]
+                out += [indent + "  " + line for line in _words(f["description"], text - 4)]
                 out.append("")
     return "\n".join(out)
 
 
+def _words(text: str, width: int) -> List[str]:
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+
+
 # -- version -----------------------------------------------------------------------------------------
 
-def format_version(r: VersionData, wide: bool, color: bool) -> str:
+def format_version(r: VersionData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     lines = [f"Client Version: {r['clientVersion']}"]
     if "serverVersion" in r:
         lines.append(f"Server Version: {r['serverVersion']}")
@@ -274,29 +307,29 @@ def format_version(r: VersionData, wide: bool, color: bool) -> str:
             lines.append(f"Dynamo Operator: unknown ({op['error']})")
         else:
             lines.append(f"Dynamo Operator Version: {op['version']} ({op['namespace']}/{op['name']})")
-    return "\n".join(lines)
+    return folded(lines, width)
 
 
 # -- generate ----------------------------------------------------------------------------------------
 
-def format_summary(result: GenerateSummary, wide: bool, color: bool) -> str:
+def format_summary(result: GenerateSummary, wide: bool, color: bool, width: Optional[int] = None) -> str:
     rows = [[e["component"], e["nodes"], e["gpusPerNode"], e["tp"], e["pp"], e["replicas"], e["totalGpus"], e["roles"]]
             for e in result["engines"]]
-    return grid(rows, ["component", "nodes", "gpus/node", "tp", "pp", "replicas", "gpus", "pods"])
+    return grid(rows, ["component", "nodes", "gpus/node", "tp", "pp", "replicas", "gpus", "pods"], width)
 
 
 # -- upgrade -----------------------------------------------------------------------------------------
 
-def format_report(result: dict, wide: bool, color: bool) -> str:
+def format_report(result: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
     rows = [[d["index"] + 1, d["kind"], d["name"], d["from"], d["to"], "yes" if d["changed"] else "no",
              sum(p["severity"] == "warning" for p in d["problems"]), sum(not r.get("note") for r in d["rewrites"])]
             for d in result["documents"]]
-    return grid(rows, ["doc", "kind", "name", "from", "to", "changed", "warnings", "rewrites"])
+    return grid(rows, ["doc", "kind", "name", "from", "to", "changed", "warnings", "rewrites"], width)
 
 
 # -- install -----------------------------------------------------------------------------------------
 
-def format_preflight(doc) -> str:
+def format_preflight(doc, width: Optional[int] = None) -> str:
     p = doc["preflight"]
     lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
              "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
@@ -308,7 +341,7 @@ def format_preflight(doc) -> str:
     op = det.get("dynamoOperator") or {}
     lines.append(f"  info  detect: {seen}; Dynamo operator: "
                  f"{(op.get('version') or 'installed') if op.get('installed') else 'not installed'}")
-    return "\n".join(lines) + "\n"
+    return folded(lines, width) + "\n"
 
 
 TITLES = {"platform": "Grove + KAI Scheduler with the Dynamo platform chart (Option 1)",
@@ -316,12 +349,12 @@ TITLES = {"platform": "Grove + KAI Scheduler with the Dynamo platform chart (Opt
           "lws": "Volcano, then LeaderWorkerSet with Volcano gang scheduling (Option 2)"}
 
 
-def format_plan(plan, dry_run=False) -> str:
+def format_plan(plan, dry_run=False, width: Optional[int] = None) -> str:
     import yaml
 
     req = plan.request
     runs = plan.to_run
-    lines = [f"Plan: {TITLES[req.mode]}, {len(runs)} step(s)" + (" (dry run: nothing changes)" if dry_run else "")]
+    lines = [f"Plan: {TITLES[req.mode]}, {plural(len(runs), 'step')}" + (" (dry run: nothing changes)" if dry_run else "")]
     for s in plan.steps:
         if not s.runs:
             lines.append(f"  [-] skip {s.title}: {s.reason}")
@@ -333,16 +366,16 @@ def format_plan(plan, dry_run=False) -> str:
             text = yaml.safe_dump_all(s.objects, sort_keys=False, default_flow_style=None, width=1 << 16)
             lines += ["        " + line for line in text.rstrip().splitlines()]
         else:
-            lines.append(head + s.command(req.helm))
+            lines += fold(head + s.command(req.helm), width, " " * len(head) + "    ")
             lines.append(f"        {s.action}: {s.reason}")
     for w in plan.warnings:
         lines.append(f"warning: {w}")
     for b in plan.blockers:
         lines.append(f"blocked: {b}")
-    return "\n".join(lines)
+    return folded(lines, width)
 
 
-def format_result(req, r) -> str:
+def format_result(req, r, width: Optional[int] = None) -> str:
     lines = ["", "Result:"]
     lines.append("  APIs served:  " + ", ".join(f"{g} {'yes' if v else 'NO'}" for g, v in r["apis"].items()))
     lines.append("  controllers:  " + ", ".join(
@@ -357,10 +390,10 @@ def format_result(req, r) -> str:
     lines.append(f"    {s.get('reason')}")
     if r["ok"]:
         lines.append(f"ok: a new multinode DGD uses {req.orchestrator}")
-    return "\n".join(lines)
+    return folded(lines, width)
 
 
-def format_changes(result: ExplainList, wide: bool) -> str:
+def format_changes(result: ExplainList, wide: bool, width: Optional[int] = None) -> str:
     """``explain --diff``: per component and role, what the operator changed in the authored template.
     Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
     out = []
@@ -387,7 +420,7 @@ def format_changes(result: ExplainList, wide: bool) -> str:
                             names = names[:87] + "..."
                         out.append(f"    {what:<18} ({len(items)}) {names}")
         out.append("")
-    return "\n".join(out)
+    return folded(out, width)
 
 
 # -- the debugging loop: get, tree, collect ---------------------------------------------------
@@ -395,6 +428,8 @@ GET_SUMMARY = ["namespace", "name", "orchestrator", "components", "groups", "ran
                "finding"]
 GET_DETAIL = ["component", "group", "pods", "ranks", "restarts", "finding"]
 WIDE_EXTRA = ["message"]
+# Left out, in this order, on a terminal too narrow for the summary (piped and -o wide keep them)
+GET_OPTIONAL = ("components", "restarts", "orchestrator", "namespace")
 
 
 def _finding(f: Optional[Mapping[str, Any]], color: bool) -> str:
@@ -435,21 +470,22 @@ def _message(finding: Optional[FindingJson]) -> Optional[str]:
     return finding["message"] if finding else None
 
 
-def format_get(data: GetData, wide: bool, color: bool, *, detail: bool) -> str:
+def format_get(data: GetData, wide: bool, color: bool, width: Optional[int] = None, *, detail: bool) -> str:
     rows = [row for _, row in get_rows(data["deployments"], detail=detail, wide=wide, color=color)]
     headers = (GET_DETAIL if detail else GET_SUMMARY) + (WIDE_EXTRA if wide else [])
+    optional = () if detail else GET_OPTIONAL
     if not data["deployments"]:
         out = ["No DynamoGraphDeployments in scope."]
     elif detail:
         d = data["deployments"][0]
         out = [f"{d['namespace']}/{d['name']}: orchestrator {d['orchestrator'] or '-'}, groups "
                f"{d['groupsReady']}/{d['groupsDesired']} ready, ranks {d['ranksPresent']}/{d['ranksDesired']}, "
-               f"Ready {_ready(d['ready'])}, age {d['age'] or '-'}", "", grid(rows, headers)]
+               f"Ready {_ready(d['ready'])}, age {d['age'] or '-'}", "", grid(rows, headers, width, optional)]
     else:
-        out = [grid(rows, headers)]
+        out = [grid(rows, headers, width, optional)]
     if data.get("skipped"):
         out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in data["skipped"]]
-    return "\n".join(out)
+    return folded(out, width)
 
 
 def widths(headers: List[str], rows: List[List[Any]]) -> List[int]:
@@ -458,9 +494,12 @@ def widths(headers: List[str], rows: List[List[Any]]) -> List[int]:
 
 
 def line(cells: List[Any], ws: List[int]) -> str:
-    """One row padded to ``ws`` (kubectl's columns, three spaces apart)."""
+    """One row of ``get -w`` laid out in the first table's columns ``ws``, as kubectl's watch keeps
+    its widths (RememberWidths): the widest cell + 3, at least 6, the last column unpadded."""
+    from kubectl_dynamo.output.render import GAP, MIN_CELL
+
     text = ["-" if c is None else str(c) for c in cells]
-    return "   ".join(c.ljust(w) for c, w in zip(text, ws + [0] * len(text))).rstrip()
+    return "".join([c.ljust(max(w + GAP, MIN_CELL)) for c, w in zip(text[:-1], ws)] + text[-1:]).rstrip()
 
 
 
@@ -483,7 +522,7 @@ def _tree_label(n: Mapping[str, Any], color: bool) -> str:
     return text
 
 
-def format_tree(data: TreeData, wide: bool, color: bool) -> str:
+def format_tree(data: TreeData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     lines = [_tree_label(data, color)]
 
     def walk(node: Mapping[str, Any], indent: str) -> None:
@@ -491,7 +530,9 @@ def format_tree(data: TreeData, wide: bool, color: bool) -> str:
         for i, child in enumerate(kids):
             last = i == len(kids) - 1
             via = f"  [{child['via']}]" if wide and child.get("via") else ""
-            lines.append(indent + ("└─ " if last else "├─ ") + _tree_label(child, color) + via)
+            # a label too long for the terminal continues under itself, the tree's lines kept
+            lines.extend(fold(indent + ("└─ " if last else "├─ ") + _tree_label(child, color) + via, width,
+                              indent + ("   " if last else "│  ") + ("   " if child.get("children") else "   ")))
             walk(child, indent + ("   " if last else "│  "))
 
     walk(data, "")
@@ -504,17 +545,18 @@ def format_tree(data: TreeData, wide: bool, color: bool) -> str:
             lines.append(f"  {need['kind']}/{need['name']}: {state}{optional}  <- {', '.join(need['neededBy'])}")
     if data.get("skipped"):
         lines += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in data["skipped"]]
-    return "\n".join(lines)
+    return folded(lines, width)
 
 
 # -- collect ------------------------------------------------------------------------------------------
 
-def format_collect(data: CollectSummary, wide: bool, color: bool) -> str:
+def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optional[int] = None) -> str:
     d = data["doctor"]
-    out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB): {data['files']} files, {data['pods']} pods, "
-           f"{data['logs']} logs; doctor: {d['errors']} errors, {d['warnings']} warnings.",
+    out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB): {plural(data['files'], 'file')}, "
+           f"{plural(data['pods'], 'pod')}, {plural(data['logs'], 'log')}; doctor: {plural(d['errors'], 'error')}, "
+           f"{plural(d['warnings'], 'warning')}.",
            f"Offline: kubectl dynamo doctor --from {data['output']}"]
     for title, items, kind in (("Forbidden", data["forbidden"], "error"), ("Unavailable", data["unavailable"], "warning")):
         if items:
             out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
-    return "\n".join(out)
+    return folded(out, width)

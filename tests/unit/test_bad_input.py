@@ -172,9 +172,10 @@ def test_fifo_is_refused_without_blocking(tmp_path):
         assert_one_error(code, err, 2, "a FIFO")
 
 
-def test_directory_is_refused(tmp_path):
+def test_directory_without_manifests_is_one_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")  # -f DIR reads *.yaml, *.yml, *.json (as kubectl); none here
     code, err, _ = cli("explain", "dgd", "-f", str(tmp_path))
-    assert_one_error(code, err, 2, "a directory")
+    assert_one_error(code, err, 2, str(tmp_path), "no *.yaml")
 
 
 def test_size_bound_file_and_stdin_and_raising_it(tmp_path):

@@ -93,7 +93,7 @@ def test_typed_dict_has_the_schema_keys(name):
     """The TypedDict mypy checks the producers with and the published schema are the same shape."""
     typed = contracts.TYPES[name]
     s = contracts.schema(name)
-    body = s["$defs"]["dgd"] if name == "explain" else s
+    body = {"explain": lambda: s["$defs"]["dgd"], "check": lambda: s["oneOf"][0]}.get(name, lambda: s)()
     assert set(typing.get_type_hints(typed)) == set(body["properties"]), name
     assert set(typed.__required_keys__) == set(body["required"]), name
 
@@ -112,6 +112,13 @@ def test_explain_of_several_documents_is_the_list_form():
     path = DATA / "explain" / "mixed.yaml"
     _, data = cli_json(["explain", "dgd", "-f", str(path), "-o", "json"])
     assert "items" in data and "skipped" in data
+    assert problems("explain", data) == []
+
+
+def test_explain_of_several_files_names_each_skipped_document():
+    paths = [str(DATA / "explain" / "mixed.yaml"), str(CORPUS[0])]
+    _, data = cli_json(["explain", "dgd", "-f", paths[0], "-f", paths[1], "-o", "json"])
+    assert data["skipped"] and all(s["file"] == paths[0] for s in data["skipped"])
     assert problems("explain", data) == []
 
 
@@ -186,6 +193,21 @@ def test_collect_summary_and_bundle(state, tmp_path):
     assert problems("collect-manifest", found["collect.json"]) == []
     assert problems("detect", found["detect.json"]) == []
     assert problems("doctor", found["doctor.json"]) == []
+
+
+def test_doctor_explain_the_catalogue_offline():
+    _, every = cli_json(["doctor", "--explain", "all", "-o", "json"])
+    _, one = cli_json(["doctor", "--explain", "kai-queue-missing", "-o", "json"])
+    assert len(every["checks"]) == len(catalogue.ENTRIES) and one["code"] == "kai-queue-missing"
+    assert problems("check", every) == [] and problems("check", one) == []
+
+
+def test_doctor_skip_lists_the_skipped_findings_with_their_object():
+    _, data = cli_json(["doctor", "-A", "--skip", "gang-held", "-o", "json"], "grove-gang-pending")
+    skipped = [s for s in data["skipped"] if s["check"] == "gang-held"]
+    assert skipped and all(s["object"] for s in skipped)
+    assert problems("doctor", data) == []
+    assert all("dgd" in f for f in data["findings"])
 
 
 def test_every_finding_code_is_in_the_catalogue():

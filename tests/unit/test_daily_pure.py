@@ -199,7 +199,7 @@ def test_get_on_recorded_healthy_states(state):
         assert d["topFinding"] is None or d["topFinding"]["severity"] == "info"
     assert rows["vllm-mn"]["age"] == "5m"
     assert result.names == [f"dynamographdeployment.nvidia.com/{n}" for n in sorted(rows)]
-    text = result.table(result.data, False, False)
+    text = result.table(result.data, False, False, None)
     assert text.splitlines()[0].split() == ["NAMESPACE", "NAME", "ORCHESTRATOR", "COMPONENTS", "GROUPS", "RANKS",
                                             "RESTARTS", "READY", "AGE", "FINDING"]
 
@@ -210,7 +210,7 @@ def test_get_names_the_top_finding_of_a_faulty_group():
                      all_namespaces=False, name="trtllm-mn")
     (d,) = result.data["deployments"]
     assert d["topFinding"]["code"] == "ssh-secret-missing" and d["topFinding"]["severity"] == "error"
-    detail = result.table(result.data, True, False)
+    detail = result.table(result.data, True, False, None)
     assert "ssh-secret-missing" in detail and detail.splitlines()[2].split()[:2] == ["COMPONENT", "GROUP"]
 
 

@@ -207,7 +207,7 @@ def test_cli_arithmetic_error_exit_1_one_line_plus_choices():
                    "--gpus-per-node", "8", "--tp", "4")
     assert proc.returncode == 1 and proc.stdout == ""
     lines = proc.stderr.splitlines()
-    assert lines[0].startswith("error: worker: TP×PP = 4×1 = 4 but one engine spans 2 node(s) × 8 GPUs = 16")
+    assert lines[0].startswith("error: worker: TP×PP = 4×1 = 4 but one engine spans 2 nodes × 8 GPUs = 16")
     assert not any(l.startswith("error:") for l in lines[1:])
     assert [l.split("  (")[0].strip() for l in lines[1:]] == ["--tp 16", "--tp 8 --pp 2", "--gpus-per-node 2"]
     assert "Traceback" not in proc.stderr

@@ -83,7 +83,7 @@ def test_state_holds_no_secret_value(state):
 
 @pytest.mark.parametrize("state", STATES)
 def test_doctor_reads_only_recorded_kinds(state):
-    # a kind doctor starts reading must join record.DOCTOR_KINDS (and the states be re-recorded), else the
+    # a kind doctor starts reading must join cluster/kinds.py (and the states be re-recorded), else the
     # replay answers "not recorded" and doctor silently skips that kind
     skipped = [s for s in result(state)["skipped"] if "not recorded" in s["reason"] or "forbidden" in s["reason"]]
     assert skipped == []

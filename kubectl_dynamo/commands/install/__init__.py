@@ -16,6 +16,7 @@ from kubectl_dynamo.cluster.client import Target
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import ExitCode, InputError, UsageError
 from kubectl_dynamo.result import Result
+from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import InstallData
@@ -44,8 +45,8 @@ def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt
 
     say = env.err if machine else env.out  # progress never mixes into -o json|yaml
     if not machine:
-        say(format_preflight(doc))
-        say(format_plan(plan, dry_run))
+        say(format_preflight(doc, env.table_width))
+        say(format_plan(plan, dry_run, env.table_width))
     if dry_run or plan.blockers:
         return _done(doc, machine, ExitCode.FINDINGS if plan.blockers else ExitCode.OK)
     if not plan.to_run:
@@ -61,7 +62,7 @@ def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt
     result = verify(req, connect, env.monotonic)
     doc["result"] = result
     if not machine:
-        say(format_result(req, result))
+        say(format_result(req, result, env.table_width))
     notes = []
     if not result["ok"]:
         sel = result["selection"]
@@ -190,7 +191,7 @@ def preflight(req, helm, connect, doc):
                                   f"installed components are judged from detect only"})
     else:
         checks.append({"check": "helm releases", "ok": True,
-                       "message": f"{len(state.releases)} release(s) visible with `helm list -A`"})
+                       "message": f"{plural(len(state.releases), 'release')} visible with `helm list -A`"})
         charts = {ins.CHARTS[k].chart for k in ins.CHARTS}
         for r in state.releases:
             chart = str(r.get("chart") or "")
