@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kubectl_dynamo.checks.registry import check
 from kubectl_dynamo.model import compat
@@ -16,11 +17,14 @@ K8S_MINIMUM = compat.facts()["kubernetes"]["minimum"]
 K8S_PLATFORM_MINIMUM = compat.facts()["kubernetes"]["platformChart"]
 compatibility = compat.line_minimums
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DetectData
+
 
 @dataclass
 class ClusterView:
     facts: Facts
-    report: dict  # the detect contract
+    report: DetectData  # the detect contract
 
     @property
     def orch(self):

@@ -7,7 +7,7 @@ Root causes first (``link_causes``): a finding that follows from another one on 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
@@ -18,8 +18,11 @@ from kubectl_dynamo.findings.finding import Finding
 from kubectl_dynamo.model.platform import detect
 from kubectl_dynamo.model.views import DgdView, summarize
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DgdRef, DoctorData
 
-def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ignore=()) -> dict:
+
+def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ignore=()) -> DoctorData:
     """Run the checks; ``exec_results`` maps (check, pod) to command output when --exec ran.
     ``ignore``: rules (``inputs.ignore.Rule``) whose findings are left out and listed as skipped."""
     report = detect(snapshot.facts)
@@ -175,7 +178,7 @@ def _split(findings: List[Finding], rules) -> Tuple[List[Finding], list]:
     return kept, ignored
 
 
-def _dgd(f: Finding) -> Optional[dict]:
+def _dgd(f: Finding) -> Optional[DgdRef]:
     """The DGD a finding belongs to (``-o junit`` groups by it), None for the cluster's."""
     return {"namespace": f.where[0], "name": f.where[1]} if f.where else None
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
@@ -37,6 +37,9 @@ from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.platform import available, image_tag
 from kubectl_dynamo.operator import versions
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Cause
 
 GANG_SCHEDULERS = {"volcano": "volcano", "kai-scheduler": "kai"}  # schedulerName -> PodGroup flavour
 SCHEDULER_OF = {flavour: name for name, flavour in GANG_SCHEDULERS.items()}
@@ -71,7 +74,7 @@ def _multinode_groups(view):
 
 
 def _f(view, code: str, obj: dict, message: str, hint: str, *, c=None, g=None, severity: Optional[str] = None,
-       cause: Optional[dict] = None) -> Finding:
+       cause: Optional[Cause] = None) -> Finding:
     return Finding(code, severity or entry(code).severity, message, hint, object=obj, cause=cause,
                    where=view.where(c.name if c is not None else None, g.index if g is not None else None))
 
@@ -146,7 +149,7 @@ class Gang:
     podgroup: Optional[dict] = None
     why: str = ""
     fix: str = ""
-    cause: Optional[dict] = None  # a finding that explains it (KAI too old)
+    cause: Optional[Cause] = None  # a finding that explains it (KAI too old)
 
 
 def enforcement(view, g) -> Gang:
@@ -172,7 +175,7 @@ def enforcement(view, g) -> Gang:
     if pg is not None and kind == "kai":
         minimum = (pg.get("spec") or {}).get("minMember")
         if isinstance(minimum, int) and minimum < len(pods):
-            cause = None
+            cause: Optional[Cause] = None
             kai = _kai_version(view)
             why = (f"KAI PodGroup {name} has minMember {minimum} for the {len(pods)} pods of the group, so KAI "
                    "places them one by one")

@@ -41,6 +41,7 @@ COMMANDS = {
     "install": ("install", "Install the multinode prerequisites with helm: Grove + KAI Scheduler (with the Dynamo "
                            "platform chart) or LeaderWorkerSet + Volcano."),
     "version": ("version", "Print the plugin version, the Kubernetes server version and the Dynamo operator version."),
+    "schema": ("schema", "Print the JSON Schema of a command's -o json output (without NAME: the list)."),
     "completion": ("completion", "Print (or --install) the kubectl_complete-dynamo helper for "
                                  "`kubectl dynamo <TAB>`."),
     "__complete": ("completion", None),

@@ -18,6 +18,8 @@ import stat
 import click
 
 from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.output.render import render
+from kubectl_dynamo.result import Result
 
 SHIM_NAME = "kubectl_complete-dynamo"
 SHIM = """#!/bin/sh
@@ -111,14 +113,14 @@ def completion_command(install_dir):
       kubectl dynamo completion --install ~/.krew/bin
     """
     if not install_dir:
-        click.echo(SHIM, nl=False)
+        _print(SHIM)
         return
     os.makedirs(install_dir, exist_ok=True)
     path = os.path.join(install_dir, SHIM_NAME)
     with open(path, "w") as f:
         f.write(SHIM)
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    click.echo(f"wrote {path}")
+    _print(f"wrote {path}\n")
 
 
 @click.command("__complete", hidden=True,
@@ -134,12 +136,21 @@ def complete_command(words):
     words = list(words) or [""]
     sc = ShellComplete(cli, {}, "kubectl-dynamo", "_KUBECTL_DYNAMO_COMPLETE")
     directive = NO_FILE_COMP
+    lines = []
     for item in sc.get_completions(words[:-1], words[-1]):
         if item.type in ("file", "dir"):
             directive = 0
             continue
-        click.echo(f"{item.value}\t{item.help}" if item.help else item.value)
-    click.echo(f":{directive}")
+        lines.append(f"{item.value}\t{item.help}" if item.help else item.value)
+    lines.append(f":{directive}")
+    _print("".join(line + "\n" for line in lines))
+
+
+def _print(text: str) -> None:
+    """Through the one renderer, verbatim (the protocol's lines, the shim), on the command's Environment."""
+    ctx = click.get_current_context(silent=True)
+    env = (ctx.find_object(Environment) if ctx else None) or Environment.from_process()
+    render(Result(None, text=text, verbatim=True), "table", env)
 
 
 COMMANDS = [completion_command, complete_command]

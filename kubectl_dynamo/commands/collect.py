@@ -28,7 +28,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import timezone
-from typing import Any, Dict, List, Optional, Tuple, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
@@ -38,6 +38,9 @@ from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, UsageError
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.model.views import classify
 from kubectl_dynamo.result import Result
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import CollectSummary, Problem
 
 FORMAT = "kubectl-dynamo/collect"
 FORMAT_VERSION = 1
@@ -58,8 +61,8 @@ class Bundle:
 
     root: str
     files: List[dict] = field(default_factory=list)
-    forbidden: List[dict] = field(default_factory=list)
-    unavailable: List[dict] = field(default_factory=list)
+    forbidden: List[Problem] = field(default_factory=list)
+    unavailable: List[Problem] = field(default_factory=list)
 
     def write(self, rel: str, data: bytes, what: str) -> None:
         full = os.path.join(self.root, rel)
@@ -225,7 +228,7 @@ LogJob = Tuple[str, dict, str, bool, int, int]  # (where, pod, container, previo
 
 
 def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespaces: bool, output: str,
-                force: bool = False, limits: Optional[Limits] = None) -> Result:
+                force: bool = False, limits: Optional[Limits] = None) -> Result[CollectSummary]:
     """Record the cluster, then add what a recording has not: logs, describes, detect/doctor JSON."""
     from kubectl_dynamo.cluster.record import record
     from kubectl_dynamo.cluster.recorded import RecordedCluster
@@ -303,7 +306,7 @@ def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespace
     finally:
         progress.done()
         shutil.rmtree(staging, ignore_errors=True)
-    summary = {"output": output, "bytes": os.path.getsize(output), "files": len(bundle.files) + 1,
+    summary: CollectSummary = {"output": output, "bytes": os.path.getsize(output), "files": len(bundle.files) + 1,
                "pods": len(pods), "logs": sum(1 for f in bundle.files if f["path"].endswith(".log")),
                "forbidden": bundle.forbidden, "unavailable": bundle.unavailable, "doctor": doctor["summary"]}
     return Result(summary, format_collect, names=[f"file/{output}"])

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubectl_dynamo.model.platform import API_GROUPS, detect
 from kubectl_dynamo.result import Result
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DetectData
+
 
 # -- the commands ------------------------------------------------------------------------------
-def detect_report(cluster) -> dict:
+def detect_report(cluster) -> DetectData:
     """``detect``'s contract (README): the facts, the selection and the cluster-level problems."""
     from kubectl_dynamo.checks import cluster as cluster_checks
     from kubectl_dynamo.checks.registry import run
@@ -19,7 +24,7 @@ def detect_report(cluster) -> dict:
     return report
 
 
-def run_detect(cluster) -> Result:
+def run_detect(cluster) -> Result[DetectData]:
     from kubectl_dynamo.output.tables import format_detect
 
     report = detect_report(cluster)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from kubectl_dynamo.checks.diagnosis import diagnose
 from kubectl_dynamo.findings import catalogue
 from kubectl_dynamo.model.views import read_views, scope_namespace
+from kubectl_dynamo.result import Result
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Catalogue, CheckEntry, DoctorData
 
 
 def unknown_codes(codes, flag: str) -> None:
@@ -23,7 +27,7 @@ def unknown_codes(codes, flag: str) -> None:
 
 
 def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, only: Optional[List[str]] = None,
-               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error", ignore=()):
+               exec_checks: bool = False, exec_timeout: float = 20.0, min_severity: str = "error", ignore=()) -> Result[DoctorData]:
     """Read the cluster (one LIST per kind), diagnose it, and return doctor's Result.
 
     Exit 1 when a finding is at or above ``min_severity``; the table shows only those. ``ignore``:
@@ -34,7 +38,6 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
     from kubectl_dynamo.findings.finding import at_least
     from kubectl_dynamo.output.junit import doctor_junit
     from kubectl_dynamo.output.tables import format_doctor
-    from kubectl_dynamo.result import Result
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     if only:
@@ -54,15 +57,15 @@ def run_doctor(cluster, *, all_namespaces: bool, name: Optional[str] = None, onl
 
 
 
-def run_explain_code(code: str):
+def run_explain_code(code: str) -> Union[Result[CheckEntry], Result[Catalogue]]:
     """``doctor --explain CODE``: one entry of the check catalogue (``all``: every entry), offline."""
     from kubectl_dynamo.errors import UsageError
     from kubectl_dynamo.findings.docs import INTRO, as_dict, closest
     from kubectl_dynamo.output.tables import format_check, format_checks
-    from kubectl_dynamo.result import Result
 
     if code == "all":
-        return Result({"about": INTRO, "checks": [as_dict(e) for e in catalogue.ENTRIES]}, format_checks)
+        every: Catalogue = {"about": INTRO, "checks": [as_dict(e) for e in catalogue.ENTRIES]}
+        return Result(every, format_checks)
     if code not in catalogue.CATALOGUE:
         near = closest(code)
         raise UsageError(f'unknown check code "{code}"' + (f"; did you mean {', '.join(near)}?" if near else "")

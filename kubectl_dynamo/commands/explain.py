@@ -8,21 +8,26 @@ cluster's gates, queues, operator version and MPI secret name.
 from __future__ import annotations
 
 import functools
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
 from kubectl_dynamo.operator.context import ClusterContext
 from kubectl_dynamo.operator.render import explain_dgd
+from kubectl_dynamo.result import Result
 from kubectl_dynamo.validation import schema
 from kubectl_dynamo.validation.admission import unsimulated, validation
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ExplainData, ExplainedDgd, ExplainList, FieldDocs, FieldRow, SkippedDocument
 
 
 def explain_documents(docs: List[Document], *, orchestrator=None, operator_version=None,
                       context: Optional[ClusterContext] = None, objects: bool = False,
-                      changes: bool = False) -> dict:
+                      changes: bool = False) -> ExplainList:
     """Explain every DGD in ``docs``; other kinds are skipped with a note."""
     context = context or ClusterContext()
-    items, skipped = [], []
+    items: List[ExplainedDgd] = []
+    skipped: List[SkippedDocument] = []
     for d in docs:
         dgd = d.dgd
         if dgd is None:
@@ -34,7 +39,7 @@ def explain_documents(docs: List[Document], *, orchestrator=None, operator_versi
 
 
 def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
-                context: Optional[ClusterContext] = None, objects: bool = False, changes: bool = False) -> dict:
+                context: Optional[ClusterContext] = None, objects: bool = False, changes: bool = False) -> ExplainedDgd:
     context = context or ClusterContext()
     plain, findings, simulate = validation(doc, provider=orchestrator,
                                            operator_version=operator_version or context.operator_version)
@@ -56,7 +61,7 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
     return result
 
 
-def has_errors(results: List[dict]) -> bool:
+def has_errors(results: Sequence[Mapping[str, Any]]) -> bool:
     return any(f["severity"] == "error" for r in results for f in r["findings"])
 
 
@@ -88,7 +93,7 @@ MULTINODE_NOTES = {
 }
 
 
-def field_docs(path: List[str], version: str = "v1beta1", recursive: bool = False, openapi: Optional[dict] = None) -> dict:
+def field_docs(path: List[str], version: str = "v1beta1", recursive: bool = False, openapi: Optional[dict] = None) -> FieldDocs:
     """``kubectl explain``-style documentation of ``dgd.<path>``."""
     from kubectl_dynamo.errors import UsageError
 
@@ -111,8 +116,8 @@ def field_docs(path: List[str], version: str = "v1beta1", recursive: bool = Fals
     }
 
 
-def _field_rows(node: dict, recursive: bool, depth: int = 0) -> List[dict]:
-    rows = []
+def _field_rows(node: dict, recursive: bool, depth: int = 0) -> List[FieldRow]:
+    rows: List[FieldRow] = []
     for name, child, required in schema.fields(node):
         rows.append({"name": name, "type": schema.type_name(child), "required": required, "depth": depth,
                      "description": (child.get("description") or "").split("\n")[0]})
@@ -126,16 +131,15 @@ _RESOURCES = {"PodCliqueSet": "podcliqueset.grove.io", "LeaderWorkerSet": "leade
               "Deployment": "deployment.apps"}
 
 
-def _result(result: dict, objects: bool = False, changes: bool = False):
+def _result(result: ExplainList, objects: bool = False, changes: bool = False) -> Result[ExplainData]:
     """One DGD gives its object, several (or skipped documents) the list form, as kubectl get does.
 
     With ``objects`` the workload objects are the subject: ``-o yaml`` prints them as a YAML stream
     in Kubernetes shape, ``-o name`` names them, the table lists them under the pods."""
     from kubectl_dynamo.errors import ExitCode
     from kubectl_dynamo.output.tables import format_changes, format_results
-    from kubectl_dynamo.result import Result
 
-    payload = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
+    payload: ExplainData = result["items"][0] if len(result["items"]) == 1 and not result["skipped"] else result
     exit_code = ExitCode.FINDINGS if has_errors(result["items"]) else ExitCode.OK
     dgds = [f"dynamographdeployment.nvidia.com/{r['name']}" for r in result["items"]]
     junit = functools.partial(_junit, result)
@@ -161,26 +165,26 @@ def _result(result: dict, objects: bool = False, changes: bool = False):
                   text="---\n".join(to_yaml(o) for o in objs), junit=junit)
 
 
-def _junit(result: dict, _data) -> str:
+def _junit(result: ExplainList, _data: object) -> str:
     from kubectl_dynamo.output.junit import explain_junit
 
     return explain_junit(result)
 
 
 def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
-             changes: bool = False):
+             changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f FILE``: every DGD in the documents."""
     return run_files([(source, docs)], orchestrator=orchestrator, operator_version=operator_version, objects=objects,
                      changes=changes)
 
 
 def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, operator_version=None,
-              objects: bool = False, changes: bool = False):
+              objects: bool = False, changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
     skipped document also names its ``file`` (a key added to the single-file shape)."""
     from kubectl_dynamo.errors import InputError
 
-    result: dict = {"items": [], "skipped": []}
+    result: ExplainList = {"items": [], "skipped": []}
     for source, docs in sources:
         one = explain_documents(docs, orchestrator=orchestrator, operator_version=operator_version, objects=objects,
                                 changes=changes)
@@ -192,7 +196,7 @@ def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, o
 
 
 def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, objects: bool = False,
-             changes: bool = False):
+             changes: bool = False) -> Result[ExplainData]:
     """``explain dgd NAME``: a live DGD with the cluster's gates, queues, operator version and MPI secret."""
     from kubectl_dynamo.cluster.live import get_dgd
     from kubectl_dynamo.findings.finding import finding
@@ -201,13 +205,12 @@ def run_live(cluster, name: str, *, orchestrator=None, operator_version=None, ob
     context = explain_context(cluster)
     one = explain_one(doc, orchestrator=orchestrator, operator_version=operator_version, context=context,
                       objects=objects, changes=changes)
-    one["findings"] += [finding("permission-denied", note).as_json() for note in context.notes]
+    one["findings"] += [dict(finding("permission-denied", note).as_json()) for note in context.notes]
     return _result({"items": [one], "skipped": []}, objects, changes)
 
 
-def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None):
+def run_field_docs(path: List[str], api_version: str, recursive: bool, openapi: Optional[dict] = None) -> Result[FieldDocs]:
     from kubectl_dynamo.output.tables import format_field_docs
-    from kubectl_dynamo.result import Result
 
     return Result(field_docs(path, api_version, recursive, openapi=openapi), format_field_docs)
 

@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
 from kubectl_dynamo.errors import InvalidContent, UsageError
 from kubectl_dynamo.operator import api, backends, versions
+from kubectl_dynamo.result import Result
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import GenerateSummary, KubeObject
 
 API_VERSIONS = (api.V1BETA1, api.V1ALPHA1)
 ORCHESTRATORS = ("grove", "lws")
@@ -436,12 +440,12 @@ def generate_doc(name: str, kw: dict, namespace: Optional[str] = None) -> Tuple[
 
 
 def run_generate(name: str, kw: dict, *, namespace: Optional[str], fmt: str, cluster=None,
-                 file_path: Optional[str] = None, force: bool = False):
+                 file_path: Optional[str] = None, force: bool = False) \
+        -> Union[Result[GenerateSummary], Result[KubeObject], Result[None]]:  # contracts.GenerateData
     """``generate dgd``: the manifest (yaml by default), its sizing summary for ``-o table``;
     with ``cluster`` also a server-side dry run; with ``file_path`` written there instead."""
     from kubectl_dynamo.output.render import to_json, to_yaml
     from kubectl_dynamo.output.tables import format_summary
-    from kubectl_dynamo.result import Result
 
     kw["operator_version"] = kw["operator_version"] or DEFAULT_OPERATOR_VERSION
     spec, doc = generate_doc(name, kw, namespace)
@@ -452,7 +456,7 @@ def run_generate(name: str, kw: dict, *, namespace: Optional[str], fmt: str, clu
         where = server_dry_run(cluster, doc, namespace)
         notes.append(f"server dry run: accepted {doc['apiVersion']} dynamographdeployment {where}")
     names = [f"dynamographdeployment.nvidia.com/{spec.name}"]
-    summary_data = {"name": spec.name, "engines": summary(spec)}
+    summary_data: GenerateSummary = {"name": spec.name, "engines": summary(spec)}
     if file_path:
         from kubectl_dynamo.inputs.files import write_new_file
 

@@ -8,7 +8,7 @@ and prints a row again whenever it changes, as ``kubectl get -w`` does.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import diagnosis as _registers_the_checks  # noqa: F401  (doctor's checks, in its order)
 from kubectl_dynamo.checks import registry
@@ -18,6 +18,9 @@ from kubectl_dynamo.findings.finding import Finding
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.views import DgdView, build_views, read_views, scope_namespace
 from kubectl_dynamo.result import Result
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import FindingJson, GetComponent, GetData, GetDgd, GetGroup
 
 
 def human_age(seconds: float) -> str:
@@ -75,13 +78,13 @@ def _replicas(view: DgdView, component: str) -> int:
     return 1 if value is None else int(value)
 
 
-def summarize_view(view: DgdView, findings: List[Finding], now: datetime) -> dict:
+def summarize_view(view: DgdView, findings: List[Finding], now: datetime) -> GetDgd:
     """One DGD's row and its components' group rows (the ``get -o json`` contract). A finding goes on the
     row of the group it is about (its pod's, or the component and group it names), never on another
     component's row; the DGD's row shows the worst of all."""
-    by_pod: Dict[str, List[dict]] = {}
-    by_group: Dict[tuple, List[dict]] = {}
-    general: List[dict] = []  # about the whole DGD (no component): it concerns every group
+    by_pod: Dict[str, List[FindingJson]] = {}
+    by_group: Dict[tuple, List[FindingJson]] = {}
+    general: List[FindingJson] = []  # about the whole DGD (no component): it concerns every group
     for f in findings:
         obj = f.object or {}
         if obj.get("kind") == "Pod":
@@ -90,12 +93,12 @@ def summarize_view(view: DgdView, findings: List[Finding], now: datetime) -> dic
             by_group.setdefault((str(f.where[2]).lower(), f.where[3]), []).append(f.as_json())
         else:
             general.append(f.as_json())
-    comps = []
+    comps: List[GetComponent] = []
     totals = {"groupsReady": 0, "groupsDesired": 0, "ranksPresent": 0, "ranksDesired": 0, "restarts": 0}
     for c in view.components:
         node_count = int(c.expected["nodeCount"])
         desired = _replicas(view, c.name)
-        groups: List[Dict[str, Any]] = []
+        groups: List[GetGroup] = []
         for index in sorted(c.groups):
             g = c.groups[index]
             ranks = sorted({p.rank for p in g.pods if p.rank is not None})
@@ -117,13 +120,15 @@ def summarize_view(view: DgdView, findings: List[Finding], now: datetime) -> dic
     when = _parse_time(created)
     return {"name": view.name, "namespace": view.namespace,
             "orchestrator": view.explained.get("orchestrator"), "provider": view.explained.get("provider"),
-            **totals, "creationTimestamp": created,
+            "groupsReady": totals["groupsReady"], "groupsDesired": totals["groupsDesired"],
+            "ranksPresent": totals["ranksPresent"], "ranksDesired": totals["ranksDesired"], "restarts": totals["restarts"],
+            "creationTimestamp": created,
             "age": human_age((now - when).total_seconds()) if when else None,
             "ready": ready_condition(view.raw), "topFinding": _top([f.as_json() for f in findings]),
             "components": comps}
 
 
-def _top(findings: List[dict]) -> Optional[dict]:
+def _top(findings: List[FindingJson]) -> Optional[FindingJson]:
     if not findings:
         return None
     return min(findings, key=lambda f: (registry.RANK[f["severity"]], f["code"]))
@@ -133,16 +138,16 @@ def findings_of(view: DgdView) -> List[Finding]:
     return registry.run("dgd", view)
 
 
-def names(data: dict) -> List[str]:
+def names(data: GetData) -> List[str]:
     return [f"dynamographdeployment.nvidia.com/{d['name']}" for d in data["deployments"]]
 
 
-def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result:
+def run_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional[str] = None) -> Result[GetData]:
     from kubectl_dynamo.output.tables import format_get
 
     snap, views = read_views(cluster, scope_namespace(cluster, all_namespaces, name), name)
     now = env.now()
-    data = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
+    data: GetData = {"deployments": [summarize_view(v, findings_of(v), now) for v in views], "skipped": list(snap.skipped)}
     return Result(data, lambda d, wide, color, width: format_get(d, wide, color, width, detail=bool(name)), names=names(data))
 
 
@@ -176,7 +181,7 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
         out: Dict[Tuple, List[str]] = {}
         for v in views:
             data = summarize_view(v, findings_of(v), env.now())
-            for key, row in get_rows(data, detail=bool(name), wide=wide):
+            for key, row in get_rows([data], detail=bool(name), wide=wide):
                 out[key] = row
         return out
 

@@ -14,7 +14,7 @@ oldest first) and with ``--revision N`` what changed between generation N-1 and 
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, Forbidden, NotFound, UsageError
@@ -29,6 +29,10 @@ WATCHED = {"dgd": "DynamoGraphDeployment", "dcd": "DynamoComponentDeployment", "
            "event": "Event"}
 OPTIONAL = ("LeaderWorkerSet", "PodCliqueSet")
 NAME = 'dynamographdeployment "{}"'
+
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import FindingJson
 
 
 def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
@@ -158,7 +162,7 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
     return ExitCode.OK
 
 
-def stalled_finding(a: dict, seconds: Optional[float]) -> dict:
+def stalled_finding(a: dict, seconds: Optional[float]) -> FindingJson:
     """The ``rollout-stalled`` finding of an assessment that is not done."""
     from kubectl_dynamo.findings.catalogue import entry
     from kubectl_dynamo.findings.finding import Finding

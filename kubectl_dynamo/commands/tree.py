@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.lineage import KINDS, build_tree, meta, needs
+from kubectl_dynamo.result import Result
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import TreeData
 
 
-def run_tree(cluster, name: str):
+def run_tree(cluster, name: str) -> Result[TreeData]:
     """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
     listed: only whether it exists is kept)."""
     from kubectl_dynamo.model.platform import Facts
     from kubectl_dynamo.model.snapshot import Snapshot, list_kind
     from kubectl_dynamo.output.tables import format_tree
-    from kubectl_dynamo.result import Result
 
     namespace = cluster.namespace
     dgd = cluster.get(kinds.DGD.path(namespace, name))
@@ -51,8 +54,7 @@ def run_tree(cluster, name: str):
         known = names.get(kind)
         return None if known is None else what in known  # None: that kind may not be read
 
-    data = build_tree(dgd, objects, pods, exists)
-    data["skipped"] = snap.skipped
+    data: TreeData = {**build_tree(dgd, objects, pods, exists), "skipped": snap.skipped}
     return Result(data, format_tree, names=[f"dynamographdeployment.nvidia.com/{name}"])
 
 

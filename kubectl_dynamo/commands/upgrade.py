@@ -24,12 +24,16 @@ import re
 from collections import Counter
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.commands import generate as gen
 from kubectl_dynamo.operator import api, convert, versions
+from kubectl_dynamo.result import Result
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import UpgradeData
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$")
 _DOC_END = re.compile(r"^\.\.\.(?:[ \t].*)?$")
@@ -624,7 +628,8 @@ def _problem_notes(result: Upgraded) -> List[str]:
 
 
 def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional[str] = None,
-                live=None, fmt: str = "yaml", write: bool = False, show_diff: bool = False, dry_run_cluster=None):
+                live=None, fmt: str = "yaml", write: bool = False, show_diff: bool = False,
+                dry_run_cluster=None) -> Result[UpgradeData]:
     """``upgrade dgd``: from ``filename`` (its ``text``) or ``live`` = (cluster, name, namespace).
 
     Returns the command's Result: the manifest (comments kept) for ``-o yaml``, the objects for
@@ -635,7 +640,6 @@ def run_upgrade(opts: Options, *, filename: Optional[str] = None, text: Optional
 
     from kubectl_dynamo.output.render import to_yaml
     from kubectl_dynamo.output.tables import format_report
-    from kubectl_dynamo.result import Result
 
     notes: List[str] = []
     if live is not None:

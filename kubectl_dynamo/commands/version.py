@@ -5,15 +5,20 @@ Its own module so that ``version --client`` imports nothing of detection or the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubectl_dynamo.result import Result
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import VersionData
 
-def run_version(cluster) -> Result:
+
+def run_version(cluster) -> Result[VersionData]:
     """Plugin version and, given a cluster, the server's and the Dynamo operator's."""
     from kubectl_dynamo import __version__
     from kubectl_dynamo.output.tables import format_version
 
-    data: dict = {"clientVersion": __version__}
+    data: VersionData = {"clientVersion": __version__}
     if cluster is None:
         return Result(data, format_version)
     from kubectl_dynamo.cluster.client import path_for

@@ -3,7 +3,12 @@ and the same catalogue for ``doctor --explain`` (the installed package carries a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubectl_dynamo.findings.catalogue import CATALOGUE, ENTRIES, Entry
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import CheckEntry
 
 TITLE = "# Check catalogue"
 INTRO = """Every diagnosis `kubectl dynamo` reports has a stable kebab-case **code** and a **severity**
@@ -56,7 +61,7 @@ def page() -> str:
     return f"{TITLE}\n\n{INTRO}\n\n{markdown()}"
 
 
-def as_dict(e: Entry) -> dict:
+def as_dict(e: Entry) -> CheckEntry:
     """One entry as ``doctor --explain CODE -o json`` prints it."""
     return {"code": e.code, "severity": e.severity, "severities": list(e.severities), "when": e.when or None,
             "scopes": list(e.scopes), "what": e.what, "why": e.why, "fix": e.fix, "refs": list(e.refs)}

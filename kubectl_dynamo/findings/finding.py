@@ -13,9 +13,12 @@ about, so doctor can tie consequences to their cause (``doctor.link_causes``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from kubectl_dynamo.findings.catalogue import SEVERITIES, entry
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Cause, FindingJson
 
 RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower is more severe
 
@@ -28,7 +31,7 @@ class Finding:
     hint: str = ""
     component: Optional[str] = None
     object: Optional[Dict[str, Any]] = None
-    cause: Optional[Dict[str, Any]] = None  # {"code", "object"} of the finding this one follows from
+    cause: Optional[Cause] = None  # {"code", "object"} of the finding this one follows from
     # (namespace, dgd, component or None, group index or None): the group a doctor finding is about
     where: Optional[Tuple[Any, ...]] = field(default=None, compare=False)
 
@@ -37,7 +40,7 @@ class Finding:
         if self.severity not in allowed:
             raise ValueError(f"{self.code} is reported as {self.severity}; the catalogue allows {allowed}")
 
-    def as_json(self) -> Dict[str, Any]:
+    def as_json(self) -> FindingJson:
         return {"code": self.code, "severity": self.severity, "message": self.message, "hint": self.hint,
                 "component": self.component, "object": self.object}
 
@@ -46,7 +49,8 @@ class Finding:
         return replace(self, object=obj)
 
     def caused_by(self, other: Finding) -> Finding:
-        return replace(self, cause={"code": other.code, "object": other.object})
+        cause: Cause = {"code": other.code, "object": other.object}
+        return replace(self, cause=cause)
 
 
 def finding(code: str, message: str, hint: Optional[str] = None, *, severity: Optional[str] = None,

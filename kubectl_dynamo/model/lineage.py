@@ -22,7 +22,7 @@ Pods that no listed object claims still appear, under the DGD. Each pod carries 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import (
@@ -35,6 +35,9 @@ from kubectl_dynamo.model.labels import (
     PART_OF,
 )
 from kubectl_dynamo.model.views import classify
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import TreeNode, TreeRoot
 
 # (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
 KINDS: Tuple[Tuple[str, str, str, str], ...] = tuple((k.group, k.version, k.plural, k.kind) for k in kinds.LINEAGE)
@@ -49,10 +52,10 @@ class Node:
     pod: Optional[dict] = None  # for a Pod: component, group, rank, role, node, phase, ready, needs
     via: Optional[str] = None  # how the parent was found when not by ownerReference ("label ...")
 
-    def as_json(self) -> dict:
-        out: dict = {"kind": self.kind, "name": self.name, "status": self.status, "via": self.via}
+    def as_json(self) -> TreeNode:
+        out: TreeNode = {"kind": self.kind, "name": self.name, "status": self.status, "via": self.via, "children": []}
         if self.pod is not None:
-            out.update(self.pod)
+            out.update(self.pod)  # type: ignore[typeddict-item]  # a pod's keys: _TreePod
         out["children"] = [c.as_json() for c in self.children]
         return out
 
@@ -138,7 +141,7 @@ def needs(pod: dict) -> List[Tuple[str, str, bool]]:
 Exists = Callable[[str, str], Optional[bool]]  # (kind, name) -> present, missing, or None (may not be read)
 
 
-def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists: Exists) -> dict:
+def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists: Exists) -> TreeRoot:
     """The DGD's lineage as JSON. ``objects``: the listed workload objects of the namespace (any of
     ``KINDS``); ``pods``: the DGD's pods; ``exists`` says whether a Service/ConfigMap/Secret exists."""
     name = meta(dgd).get("name", "")
@@ -173,8 +176,7 @@ def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists:
     # pods of the DGD that no listed object claims (no orchestrator objects, or they are gone)
     for pod in sorted((o for o in objs if o["kind"] == "Pod" and _key(o) not in attached), key=_order):
         root.children.append(_node(pod, "label " + DGD_LABEL + " (no owner listed)", exists))
-    out = root.as_json()
-    out["namespace"] = meta(dgd).get("namespace")
+    out: TreeRoot = {**root.as_json(), "namespace": meta(dgd).get("namespace") or ""}
     out["needs"] = _needs_summary(pods, exists)
     return out
 

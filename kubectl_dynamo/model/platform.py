@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 from kubectl_dynamo.operator import selection, versions
 
 if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import DetectData
     from kubectl_dynamo.operator.context import ClusterContext
 
 KAI_GROUPS = ("scheduling.run.ai", "kai.scheduler")
@@ -142,7 +143,7 @@ def _served(facts: Facts, group: str) -> bool:
     return group in (facts.groups or {})
 
 
-def detect(facts: Facts) -> dict:
+def detect(facts: Facts) -> DetectData:
     """Everything ``detect`` reports, as the documented JSON contract (problems added by the caller)."""
     known = facts.deployments is not None
     deps: list = facts.deployments or []

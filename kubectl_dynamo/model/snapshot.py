@@ -19,7 +19,7 @@ per namespace that needs it, and only its key names are kept.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import Cluster, path_for
@@ -27,6 +27,9 @@ from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, No
 from kubectl_dynamo.model.facts import _try, gather
 from kubectl_dynamo.model.labels import DGD_LABEL, LWS_NAME
 from kubectl_dynamo.model.platform import Facts
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Skipped
 
 UNKNOWN = "unknown"
 FIELDS = {k.field: k for k in kinds.SNAPSHOT if k.field}
@@ -57,7 +60,7 @@ class Snapshot:
     its kind was not read (not served, forbidden: ``skipped`` says why) — or [] for a ``required`` kind."""
 
     def __init__(self, facts: Facts, namespace: Optional[str], *, secrets: Optional[Dict[tuple, object]] = None,
-                 skipped: Optional[List[dict]] = None, requests: int = 0, taken_at: Optional[str] = None,
+                 skipped: Optional[List[Skipped]] = None, requests: int = 0, taken_at: Optional[str] = None,
                  **lists: Optional[List[dict]]):
         unknown = set(lists) - FIELDS.keys()
         if unknown:
@@ -69,7 +72,7 @@ class Snapshot:
             setattr(self, name, [] if value is None and kind.required else value)
         # (ns, name) -> sorted key names, None when absent, UNKNOWN when it may not be read
         self.secrets: Dict[tuple, object] = secrets if secrets is not None else {}
-        self.skipped: List[dict] = skipped if skipped is not None else []  # {"check": what, "reason": why}
+        self.skipped: List[Skipped] = skipped if skipped is not None else []  # {"check": what, "reason": why}
         # the reads the server refused: {"verb", "resource" (plural.group), "namespace" (None = all), "reason"}
         self.denied: List[dict] = []
         self.requests = requests

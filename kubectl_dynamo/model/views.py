@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model import evidence
@@ -41,6 +41,9 @@ from kubectl_dynamo.model.labels import (
 from kubectl_dynamo.model.platform import operator_context
 from kubectl_dynamo.operator.render import explain_dgd
 from kubectl_dynamo.validation.admission import unsimulated, validation
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ExplainedDgd
 
 Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
 EventKey = Tuple[Optional[str], Optional[str], Optional[str]]  # an event's involvedObject, as it names it
@@ -171,7 +174,7 @@ class DgdView:
     """One DGD with everything its checks need."""
 
     raw: dict
-    explained: dict
+    explained: ExplainedDgd
     components: List[ComponentView]
     snapshot: object  # cluster.snapshot.Snapshot
     secret_name: str

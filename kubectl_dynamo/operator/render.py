@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Dict, List, Optional, Tuple, cast
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, cast
 
 from kubectl_dynamo.operator import api, defaults, gms, goencode, overrides, versions, vllm, workerhash
 from kubectl_dynamo.operator import selection as sel_mod
@@ -30,6 +30,9 @@ from kubectl_dynamo.operator.flags import component_backend_framework, resolve_g
 from kubectl_dynamo.operator.grove import GroveDeployer, apply_scheduler
 from kubectl_dynamo.operator.lws import LWSDeployer
 from kubectl_dynamo.operator.podspec import generate_pod_spec, main_container_of, merge_envs
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ExplainedDgd
 
 VERSION_DIFFERENCES = [
     # (behaviour, gate, source)
@@ -348,7 +351,7 @@ def explain_dgd(
     ssh_secret_name: str = MPI_SSH_SECRET_DEFAULT,
     objects: bool = False,
     changes: bool = False,
-) -> dict:
+) -> ExplainedDgd:
     """Render a DGD (v1beta1, or v1alpha1 via ``convert.to_v1beta1``) as the operator would.
 
     ``objects``: also ``objects``, the workload objects in Kubernetes shape (``objects.py``) and

@@ -15,9 +15,12 @@ The operator (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional
 
 from kubectl_dynamo.operator.api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import Selection as SelectionJson
 
 GROVE_GROUP = "grove.io"
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -103,8 +106,9 @@ class Selection(NamedTuple):
     error: Optional[str]
     reason: str
 
-    def as_json(self) -> dict:
-        return self._asdict()
+    def as_json(self) -> SelectionJson:
+        return {"provider": self.provider, "orchestrator": self.orchestrator, "scheduler": self.scheduler,
+                "queue": self.queue, "error": self.error, "reason": self.reason}
 
 
 def wants_grove(annotations: Optional[Mapping]) -> bool:

@@ -27,7 +27,7 @@ _IGNORED_FORM = re.compile(
 def finding(code: str, severity: str, component: Optional[str], message: str, hint: str) -> dict:
     from kubectl_dynamo.findings.finding import Finding  # the catalogue checks code and severity
 
-    return Finding(code, severity, message, hint, component).as_json()
+    return dict(Finding(code, severity, message, hint, component).as_json())
 
 
 def selection_findings(sel) -> List[dict]:

@@ -9,7 +9,7 @@ a check fails when it found something at or above the threshold.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from xml.sax.saxutils import quoteattr
 
 from kubectl_dynamo.findings import catalogue
@@ -18,7 +18,7 @@ from kubectl_dynamo.findings.finding import at_least
 Case = Tuple[str, List[dict], Optional[str]]  # (code, failing findings, skipped reason)
 
 
-def doctor_junit(data: dict, min_severity: str, only: Optional[Iterable[str]] = None) -> str:
+def doctor_junit(data: Mapping[str, Any], min_severity: str, only: Optional[Iterable[str]] = None) -> str:  # DoctorData
     wanted = set(only) if only else None
 
     def codes(*scopes: str) -> List[str]:
@@ -34,7 +34,7 @@ def doctor_junit(data: dict, min_severity: str, only: Optional[Iterable[str]] = 
     return _xml("kubectl dynamo doctor", "doctor", suites)
 
 
-def explain_junit(result: dict) -> str:
+def explain_junit(result: Mapping[str, Any]) -> str:  # contracts.ExplainList
     """explain fails a DGD's check on an error finding (explain's own exit rule)."""
     manifest = [e.code for e in catalogue.ENTRIES if "manifest" in e.scopes]
     suites = []

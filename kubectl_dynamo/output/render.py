@@ -42,7 +42,7 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def render(result: Result, fmt: str, env: Optional[Environment] = None) -> int:
+def render(result: Result[Any], fmt: str, env: Optional[Environment] = None) -> int:
     """Print ``result`` in ``fmt`` on ``env`` (the process's streams by default); return its exit code."""
     env = env or Environment.from_process()
     for note in result.notes:

@@ -7,14 +7,33 @@ Environment. Kept together so the look of every command is in one file.
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from kubectl_dynamo.output.render import cut, fold, folded, grid, paint, yes_no
 from kubectl_dynamo.words import plural
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import (
+        Catalogue,
+        CheckEntry,
+        CollectSummary,
+        DetectData,
+        DoctorData,
+        ExplainedDgd,
+        ExplainList,
+        FieldDocs,
+        FindingJson,
+        GenerateSummary,
+        GetData,
+        GetDgd,
+        GetGroup,
+        TreeData,
+        VersionData,
+    )
+
 # -- detect ------------------------------------------------------------------------------------------
 
-def format_detect(r: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_detect(r: DetectData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     out = [f"Kubernetes:  {r['kubernetes']['version'] or 'unknown'}",
            f"GPU nodes:   {r['gpuNodes']['count']} ({r['gpuNodes']['allocatableGpus']} allocatable nvidia.com/gpu)",
            ""]
@@ -63,7 +82,7 @@ def format_detect(r: dict, wide: bool, color: bool, width: Optional[int] = None)
 
 # -- doctor ------------------------------------------------------------------------------------------
 
-def format_doctor(r: dict, wide: bool, color: bool, width: Optional[int] = None, *, min_severity: str = "error") -> str:
+def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] = None, *, min_severity: str = "error") -> str:
     from kubectl_dynamo.findings.finding import at_least  # the catalogue: not for `version --client`
 
     out = []
@@ -118,7 +137,7 @@ def nest_findings(findings: list) -> list:
 
 # -- doctor --explain CODE: the check catalogue offline ---------------------------------------------
 
-def format_check(e: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_check(e: CheckEntry, wide: bool, color: bool, width: Optional[int] = None) -> str:
     severity = e["severity"] + (f" ({e['when']})" if e.get("when") else "")
     lines = [f"{paint(e['code'], e['severity'], color)}  ({severity}; {', '.join(e['scopes'])})",
              f"  what: {_plain(e['what'])}", f"  why:  {_plain(e['why']) or '-'}", f"  fix:  {_plain(e['fix']) or '-'}"]
@@ -127,7 +146,7 @@ def format_check(e: dict, wide: bool, color: bool, width: Optional[int] = None) 
     return folded(lines, width or 100)
 
 
-def format_checks(data: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_checks(data: Catalogue, wide: bool, color: bool, width: Optional[int] = None) -> str:
     intro = folded(data.get("about", "").replace("`", "").replace("**", "").split("\n"), width)
     return "\n\n".join([intro] + [format_check(e, wide, color, width) for e in data["checks"]])
 
@@ -141,7 +160,7 @@ def _plain(text: str) -> str:
 WIDTH = 110
 
 
-def format_results(result: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_results(result: ExplainList, wide: bool, color: bool, width: Optional[int] = None) -> str:
     out = []
     for r in result["items"]:
         out.append(format_one(r, wide, color, width))
@@ -152,7 +171,7 @@ def format_results(result: dict, wide: bool, color: bool, width: Optional[int] =
     return "\n\n".join(out)
 
 
-def format_one(r: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_one(r: ExplainedDgd, wide: bool, color: bool, width: Optional[int] = None) -> str:
     ns = f" -n {r['namespace']}" if r["namespace"] else ""
     out = [f"DynamoGraphDeployment {r['name']}{ns}  ({r['apiVersion']})",
            f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; provider {r['provider']}, "
@@ -178,7 +197,7 @@ def format_one(r: dict, wide: bool, color: bool, width: Optional[int] = None) ->
     return folded(out, width)
 
 
-def _lws_gang_note(r: dict) -> str:
+def _lws_gang_note(r: ExplainedDgd) -> str:
     """On the LWS path Volcano gets a PodGroup, but only pods that name it are gang-scheduled: the
     operator renders none with schedulerName (LWS's volcano provider only annotates them)."""
     if r.get("orchestrator") != "lws":
@@ -250,7 +269,7 @@ def _probe(p) -> str:
     return "set"
 
 
-def format_field_docs(d: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_field_docs(d: FieldDocs, wide: bool, color: bool, width: Optional[int] = None) -> str:
     text = min(90, (width or 94) - 4)  # kubectl explain's 80-ish columns, narrower on a narrow terminal
     out = [f"GROUP:      {d['group']}", f"KIND:       {d['kind']}", f"VERSION:    {d['version']}", ""]
     if d["field"]:
@@ -278,7 +297,7 @@ def _words(text: str, width: int) -> List[str]:
 
 # -- version -----------------------------------------------------------------------------------------
 
-def format_version(r: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_version(r: VersionData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     lines = [f"Client Version: {r['clientVersion']}"]
     if "serverVersion" in r:
         lines.append(f"Server Version: {r['serverVersion']}")
@@ -295,7 +314,7 @@ def format_version(r: dict, wide: bool, color: bool, width: Optional[int] = None
 
 # -- generate ----------------------------------------------------------------------------------------
 
-def format_summary(result: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_summary(result: GenerateSummary, wide: bool, color: bool, width: Optional[int] = None) -> str:
     rows = [[e["component"], e["nodes"], e["gpusPerNode"], e["tp"], e["pp"], e["replicas"], e["totalGpus"], e["roles"]]
             for e in result["engines"]]
     return grid(rows, ["component", "nodes", "gpus/node", "tp", "pp", "replicas", "gpus", "pods"], width)
@@ -379,7 +398,7 @@ def format_result(req, r, width: Optional[int] = None) -> str:
     return folded(lines, width)
 
 
-def format_changes(result: dict, wide: bool, width: Optional[int] = None) -> str:
+def format_changes(result: ExplainList, wide: bool, width: Optional[int] = None) -> str:
     """``explain --diff``: per component and role, what the operator changed in the authored template.
     Changes of one kind are folded onto one line (``-o wide``: one line each, with the values)."""
     out = []
@@ -418,27 +437,28 @@ WIDE_EXTRA = ["message"]
 GET_OPTIONAL = ("components", "restarts", "orchestrator", "namespace")
 
 
-def _finding(f: Optional[dict], color: bool) -> str:
+def _finding(f: Optional[Mapping[str, Any]], color: bool) -> str:
     return paint(f["code"], f["severity"], color) if f else "-"
 
 
-def _ready(r: dict) -> str:
+def _ready(r: Mapping[str, Any]) -> str:
     if r["status"] is None:
         return "-"
     return r["status"] + (f" ({r['reason']})" if r.get("reason") else "")
 
 
-def get_rows(data: dict, *, detail: bool, wide: bool, color: bool = False) -> Iterator[Tuple[tuple, List[Any]]]:
+def get_rows(dgds: List[GetDgd], *, detail: bool, wide: bool, color: bool = False) -> Iterator[Tuple[tuple, List[Any]]]:
     """(stable key, cells) of each row: the key lets ``get -w`` reprint only the rows that changed."""
-    for d in data.get("deployments", [data]):
+    for d in dgds:
         if not detail:
             row = [d["namespace"], d["name"], d["orchestrator"], len(d["components"]),
                    f"{d['groupsReady']}/{d['groupsDesired']}", f"{d['ranksPresent']}/{d['ranksDesired']}",
                    d["restarts"], _ready(d["ready"]), d["age"], _finding(d["topFinding"], color)]
-            yield (d["namespace"], d["name"]), row + ([(d["topFinding"] or {}).get("message")] if wide else [])
+            yield (d["namespace"], d["name"]), row + ([_message(d["topFinding"])] if wide else [])
             continue
         for c in d["components"]:
-            for g in c["groups"] or [None]:
+            groups: List[Optional[GetGroup]] = [*c["groups"]] or [None]
+            for g in groups:
                 if g is None:
                     row = [c["name"], "-", f"0/{c['nodeCount']}", "-", 0, _finding(d["topFinding"], color)]
                     top = d["topFinding"]
@@ -448,11 +468,15 @@ def get_rows(data: dict, *, detail: bool, wide: bool, color: bool = False) -> It
                            _finding(g["topFinding"], color)]
                     top = g["topFinding"]
                 key = (d["namespace"], d["name"], c["name"], None if g is None else g["index"])
-                yield key, row + ([(top or {}).get("message")] if wide else [])
+                yield key, row + ([_message(top)] if wide else [])
 
 
-def format_get(data: dict, wide: bool, color: bool, width: Optional[int] = None, *, detail: bool) -> str:
-    rows = [row for _, row in get_rows(data, detail=detail, wide=wide, color=color)]
+def _message(finding: Optional[FindingJson]) -> Optional[str]:
+    return finding["message"] if finding else None
+
+
+def format_get(data: GetData, wide: bool, color: bool, width: Optional[int] = None, *, detail: bool) -> str:
+    rows = [row for _, row in get_rows(data["deployments"], detail=detail, wide=wide, color=color)]
     headers = (GET_DETAIL if detail else GET_SUMMARY) + (WIDE_EXTRA if wide else [])
     optional = () if detail else GET_OPTIONAL
     if not data["deployments"]:
@@ -486,7 +510,7 @@ def line(cells: List[Any], ws: List[int]) -> str:
 
 # -- tree ---------------------------------------------------------------------------------------------
 
-def _tree_label(n: dict, color: bool) -> str:
+def _tree_label(n: Mapping[str, Any], color: bool) -> str:
     text = f"{n['kind']}/{n['name']}"
     if n["kind"] == "Pod":
         rank = "-" if n.get("rank") is None else n["rank"]
@@ -503,10 +527,10 @@ def _tree_label(n: dict, color: bool) -> str:
     return text
 
 
-def format_tree(data: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_tree(data: TreeData, wide: bool, color: bool, width: Optional[int] = None) -> str:
     lines = [_tree_label(data, color)]
 
-    def walk(node: dict, indent: str) -> None:
+    def walk(node: Mapping[str, Any], indent: str) -> None:
         kids = node.get("children") or []
         for i, child in enumerate(kids):
             last = i == len(kids) - 1
@@ -531,7 +555,7 @@ def format_tree(data: dict, wide: bool, color: bool, width: Optional[int] = None
 
 # -- collect ------------------------------------------------------------------------------------------
 
-def format_collect(data: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optional[int] = None) -> str:
     d = data["doctor"]
     out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB): {plural(data['files'], 'file')}, "
            f"{plural(data['pods'], 'pod')}, {plural(data['logs'], 'log')}; doctor: {plural(d['errors'], 'error')}, "

@@ -4,10 +4,13 @@ templates, as explain's findings (held against the operator's own verdicts: test
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.operator import webhook as validate
 from kubectl_dynamo.validation import schema
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ExplainedDgd
 
 SCHEMA_HINT = ("Fix the field to match the DynamoGraphDeployment CRD "
                "(kubectl dynamo explain dgd.<path> shows its documentation).")
@@ -86,7 +89,7 @@ def _pod_templates(doc: dict):
                        role["podTemplate"])
 
 
-def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> dict:
+def unsimulated(plain: dict, findings: List[dict], operator_version: Optional[str]) -> ExplainedDgd:
     """explain's result for a DGD the simulation cannot read: its findings and no components."""
     from kubectl_dynamo.operator import versions
 

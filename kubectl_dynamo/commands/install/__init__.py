@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, cast
 
 from kubectl_dynamo.cluster.client import Target
 from kubectl_dynamo.environment import Environment
@@ -18,9 +18,12 @@ from kubectl_dynamo.errors import ExitCode, InputError, UsageError
 from kubectl_dynamo.result import Result
 from kubectl_dynamo.words import plural
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import InstallData
+
 
 def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt: str, helm_path: Optional[str],
-                dry_run: bool, yes: bool, confirm: Callable[[str], bool]) -> Result:
+                dry_run: bool, yes: bool, confirm: Callable[[str], bool]) -> Result[InstallData]:
     """The whole command for a built ``install.Request``; ``connect()`` returns the Cluster."""
     from kubectl_dynamo.output.tables import format_plan, format_preflight, format_result
 
@@ -68,11 +71,12 @@ def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt
     return _done(doc, machine, ExitCode.OK if result["ok"] else ExitCode.FINDINGS, notes)
 
 
-def _done(doc: dict, machine: bool, code: int, notes=()) -> Result:
+def _done(doc: dict, machine: bool, code: int, notes=()) -> Result[InstallData]:
+    data = cast("InstallData", doc)  # built step by step; install.json is its contract (tests validate it)
     # The human form was printed step by step; only -o json|yaml print the document at the end.
     if machine:
-        return Result(doc, exit_code=code, notes=list(notes))
-    return Result(doc, text="", verbatim=True, exit_code=code, notes=list(notes))
+        return Result(data, exit_code=code, notes=list(notes))
+    return Result(data, text="", verbatim=True, exit_code=code, notes=list(notes))
 
 
 # -- input -------------------------------------------------------------------------------------
@@ -167,7 +171,7 @@ def preflight(req, helm, connect, doc):
     doc["preflight"].update({"server": cluster.server, "kubernetes": server})
     checks.append({"check": "cluster", "ok": True, "message": f"{cluster.server} reachable, Kubernetes {server}"})
 
-    state = ins.State(report=detect_report(cluster))
+    state = ins.State(report=dict(detect_report(cluster)))
     assert state.report is not None
     doc["preflight"]["detected"] = {k: {x: v.get(x) for x in ("installed", "version", "healthy")}
                                     for k, v in state.report["orchestrators"].items()}
@@ -343,7 +347,7 @@ def verify(req, connect, clock, sleep=None) -> dict:
     sleep = sleep or time.sleep  # discovery has no watch: poll with a deadline
     deadline = clock() + 20
     while True:
-        result = ins.outcome(req, detect_report(connect()))
+        result = ins.outcome(req, dict(detect_report(connect())))
         if result["ok"] or clock() > deadline:
             return result
         sleep(1)

@@ -184,7 +184,7 @@ class Request:
 class State:
     """What the cluster has: None where it could not be read."""
 
-    report: Optional[dict] = None  # detect -o json
+    report: Optional[dict] = None  # detect -o json (contracts.DetectData)
     releases: Optional[List[dict]] = None  # helm list -A -a -o json
     release_values: Dict[Tuple[Any, Any], dict] = field(default_factory=dict)  # (name, ns) -> user values
     namespaces: Dict[str, bool] = field(default_factory=dict)  # namespace -> exists
