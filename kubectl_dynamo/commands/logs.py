@@ -14,7 +14,7 @@ import heapq
 import queue
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Dict, Iterator, List, Optional, Tuple, cast
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
@@ -117,9 +117,25 @@ def container_status(pod: dict, src: Source) -> Tuple[Optional[str], int]:
     return state, int(cs.get("restartCount") or 0)
 
 
-def not_running(cluster, pod: dict, src: Source, previous: bool) -> Optional[str]:
+def node_reader(cluster) -> Callable[[], list]:
+    """The cluster's nodes, listed once however many pending pods ask ([] when they may not be read: the
+    scheduler's own words remain)."""
+    listed: List[list] = []
+
+    def nodes() -> list:
+        if not listed:
+            try:
+                listed.append(cluster.list(path_for("", "v1", "nodes")))
+            except DynamoError:
+                listed.append([])
+        return listed[0]
+
+    return nodes
+
+
+def not_running(nodes: Callable[[], list], pod: dict, src: Source, previous: bool) -> Optional[str]:
     """Why the source's container has no log to read (doctor's reason for the pod: the scheduler's words
-    diagnosed against the nodes, or the container's waiting reason); None when it has one."""
+    diagnosed against the ``nodes``, or the container's waiting reason); None when it has one."""
     state, restarts = container_status(pod, src)
     if state in ("running", "terminated") or (previous and restarts):
         return None
@@ -128,11 +144,7 @@ def not_running(cluster, pod: dict, src: Source, previous: bool) -> Optional[str
     if not info.scheduled:
         from kubectl_dynamo.checks.causes import unschedulable
 
-        try:
-            nodes = cluster.list(path_for("", "v1", "nodes")) if words else []
-        except DynamoError:
-            nodes = []  # not readable: the scheduler's own words remain
-        found = unschedulable(words, info.spec, nodes, info.namespace)
+        found = unschedulable(words, info.spec, nodes() if words else [], info.namespace)
         said = "; ".join(f"{c.what} (fix: {c.fix})" for c in found)
         return f"Pending, not scheduled: {said or words or 'no scheduler has placed it yet'}"
     status = pod.get("status") or {}
@@ -293,11 +305,11 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
         else:
             queues = []
             by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
-            idle = {src.pod: why for src in srcs
-                    if (why := not_running(cluster, by_name.get(src.pod) or {}, src, opts.previous)) is not None}
+            nodes = node_reader(cluster)
             for src in srcs:
-                if src.pod in idle:  # nothing to read: say why instead of printing nothing
-                    failed.append(f"{src.prefix}: {src.pod} has no log yet: {idle[src.pod]}")
+                why = not_running(nodes, by_name.get(src.pod) or {}, src, opts.previous)
+                if why is not None:  # nothing to read in this container: say why instead of printing nothing
+                    failed.append(f"{src.prefix}: {src.pod} has no log yet: {why}")
                     continue
                 try:
                     # a read timeout between chunks (not in total): a log that ends must not hang

@@ -190,14 +190,15 @@ def test_a_pod_that_is_not_running_says_why():
 
     from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.cluster.recorded import RecordedCluster
-    from kubectl_dynamo.commands.logs import not_running
+    from kubectl_dynamo.commands.logs import node_reader, not_running
 
     cluster = RecordedCluster(str(Path(__file__).resolve().parent.parent / "data" / "recorded" / "lws-cordoned"))
     pods = cluster.list(path_for("", "v1", "pods", "llm"))
     pending = next(p for p in pods if not p["spec"].get("nodeName"))
     running = next(p for p in pods if p["spec"].get("nodeName"))
     src = lambda p: Source("llm", p["metadata"]["name"], "", "decode", 0, 0, "leader", "main")  # noqa: E731
-    why = not_running(cluster, pending, src(pending), False)
+    nodes = node_reader(cluster)
+    why = not_running(nodes, pending, src(pending), False)
     assert why is not None and why.startswith("Pending, not scheduled: 4 of 4 nodes are cordoned (gpu-node-0")
     assert "kubectl uncordon gpu-node-0" in why
-    assert not_running(cluster, running, src(running), False) is None
+    assert not_running(nodes, running, src(running), False) is None
