@@ -105,6 +105,11 @@ def by_field(field: str) -> Kind:
     return next(k for k in SNAPSHOT if k.field == field)
 
 
+def by_kind(kind: str) -> Kind:
+    """The table's entry of a kind name (the first: PodGroup and Queue have one per scheduler)."""
+    return next(k for k in KINDS if k.kind == kind)
+
+
 DGD: Kind = by_field("dgds")  # DynamoGraphDeployments, read at the storage version v1beta1
 # What a user may type for a DGD, as kubectl takes a kind's short name, singular, plural and qualified plural.
 DGD_ALIASES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.cluster.kinds import DGD
 from kubectl_dynamo.errors import NotFound
+
+
+def dgd_not_found(name: str, namespace: Optional[str]) -> NotFound:
+    """The API server's words for a missing DGD, as kubectl prints them."""
+    return NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
 
 
 def get_dgd(cluster: Cluster, name: str) -> dict:
     try:
         return cluster.get(DGD.path(cluster.namespace, name))
     except NotFound:
-        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {cluster.namespace}') from None
+        raise dgd_not_found(name, cluster.namespace) from None
 
 
 def dgd_openapi_schema(cluster: Cluster, version: str) -> dict:

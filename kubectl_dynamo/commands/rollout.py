@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.cluster.kinds import by_kind
+from kubectl_dynamo.cluster.live import dgd_not_found
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, Forbidden, NotFound, UsageError
 from kubectl_dynamo.model.labels import COMPONENT_LABEL
-from kubectl_dynamo.model.rollout import RolloutInputs, assess, progress_key, selector
+from kubectl_dynamo.model.rollout import WORKLOAD_KINDS, RolloutInputs, assess, progress_key, selector
 from kubectl_dynamo.result import Result
 
 # What rollout status watches, by its name here -> the kind in the one table (cluster/kinds.py). Workload
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
     out: Dict[str, tuple] = {}
     for kind, table_kind in WATCHED.items():
-        path = _table(table_kind).path(namespace)
+        path = by_kind(table_kind).path(namespace)
         if kind == "dgd":
             out[kind] = (path, None, f"metadata.name={name}")
         elif kind == "event":  # the operator's events on the DGD itself (RollingUpdateStarted, ...NotSupported)
@@ -46,12 +48,6 @@ def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
         else:
             out[kind] = (path, selector(name), None)
     return out
-
-
-def _table(kind: str):
-    from kubectl_dynamo.cluster import kinds
-
-    return next(k for k in kinds.KINDS if k.kind == kind)
 
 
 def _listed(cluster, kinds: Dict[str, tuple]) -> Tuple[Dict[str, tuple], Dict[str, tuple], List[dict]]:
@@ -78,7 +74,7 @@ def _inputs(items) -> Optional[RolloutInputs]:
     if not dgds:
         return None
     return RolloutInputs(dgd=dgds[0], dcds=items("dcd"), pods=items("pod"), events=items("event"),
-                         workloads={k: items(k) for k in ("LeaderWorkerSet", "Deployment", "PodCliqueSet")})
+                         workloads={k: items(k) for k in WORKLOAD_KINDS})
 
 
 def _namespace(cluster, name: str) -> str:
@@ -87,19 +83,15 @@ def _namespace(cluster, name: str) -> str:
     return cluster.namespace
 
 
-def _not_found(name: str, namespace: str) -> NotFound:
-    return NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
-
-
-def read(cluster, name: str) -> Tuple[dict, list]:
-    """One look: (assessment, skipped)."""
+def read(cluster, name: str) -> Tuple[dict, list, RolloutInputs]:
+    """One look: (assessment, skipped, what it was judged from)."""
     namespace = _namespace(cluster, name)
     kinds = _kinds(namespace, name)
     served, listed, skipped = _listed(cluster, kinds)
     inputs = _inputs(lambda k: listed[k][0] if k in listed else [])
     if inputs is None:
-        raise _not_found(name, namespace)
-    return assess(inputs), skipped
+        raise dgd_not_found(name, namespace)
+    return assess(inputs), skipped, inputs
 
 
 def waiting_line(a: dict) -> str:
@@ -113,7 +105,7 @@ def done_line(a: dict) -> str:
 
 def status_once(cluster, name: str) -> Result:
     """``--watch=false``: where the rollout stands; exit 0 when complete, 1 while not."""
-    a, skipped = read(cluster, name)
+    a, skipped, _ = read(cluster, name)
     return Result({**a, "skipped": skipped}, lambda d, wide, color, width: done_line(d) if d["done"] else waiting_line(d),
                   exit_code=ExitCode.OK if a["done"] else ExitCode.FINDINGS,
                   names=[f"dynamographdeployment.nvidia.com/{name}"])
@@ -134,7 +126,7 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
         while True:
             inputs = _inputs(lambda k: watched.items(k) if k in served else [])
             if inputs is None:
-                raise _not_found(name, namespace)
+                raise dgd_not_found(name, namespace)
             a = assess(inputs)
             key = progress_key(a)
             if key != last_key:
@@ -164,15 +156,14 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
 
 def stalled_finding(a: dict, seconds: Optional[float]) -> FindingJson:
     """The ``rollout-stalled`` finding of an assessment that is not done."""
-    from kubectl_dynamo.findings.catalogue import entry
-    from kubectl_dynamo.findings.finding import Finding
+    from kubectl_dynamo.findings.finding import finding
 
     how = f"no progress for {seconds:g}s" if seconds else "not complete"
     message = f"rollout of DGD {a['name']} stalled ({how}): {a['waiting']}"
     if a.get("cause"):
         message += f"; {a['cause']}"
-    return Finding("rollout-stalled", entry("rollout-stalled").severity, message, entry("rollout-stalled").fix,
-                   object={"kind": "DynamoGraphDeployment", "namespace": a["namespace"], "name": a["name"]}).as_json()
+    return finding("rollout-stalled", message,
+                   obj={"kind": "DynamoGraphDeployment", "namespace": a["namespace"], "name": a["name"]}).as_json()
 
 
 def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, timeout: float, json_out: bool) -> int:
@@ -203,7 +194,7 @@ def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, time
 def history(cluster, name: str, revision: Optional[int] = None) -> Result:
     from kubectl_dynamo.output.tables import format_history
 
-    a, skipped = read(cluster, name)
+    a, skipped, inputs = read(cluster, name)
     gens = a["generations"]
     data = {"name": a["name"], "namespace": a["namespace"], "workerHash": a["workerHash"],
             "rollingUpdate": a["rollingUpdate"], "generations": gens, "skipped": skipped}
@@ -211,25 +202,25 @@ def history(cluster, name: str, revision: Optional[int] = None) -> Result:
         if not 1 <= revision <= len(gens):
             raise UsageError(f"revision {revision} not found: {a['name']} has {len(gens)} worker generation(s)")
         data["revision"] = revision
-        data["changes"] = _changes(cluster, a["namespace"], name, gens[revision - 2] if revision > 1 else None,
-                                   gens[revision - 1])
+        data["changes"] = _changes(inputs.dcds, gens[revision - 2] if revision > 1 else None, gens[revision - 1])
     return Result(data, lambda d, wide, color, width: format_history(d, wide, width),
                   names=[f"dynamographdeployment.nvidia.com/{name}"])
 
 
-def _specs(cluster, namespace: str, dgd: str, gen: Optional[dict]) -> Dict[str, dict]:
-    """component -> the spec of that generation's worker DCD (the operator renders the workloads from it)."""
+def _specs(dcds: List[dict], gen: Optional[dict]) -> Dict[str, dict]:
+    """component -> the spec of that generation's worker DCD (the operator renders the workloads from it),
+    from the DCDs the assessment was made of."""
     if gen is None:
         return {}
     out: Dict[str, dict] = {}
-    for dcd in cluster.list(_table("DynamoComponentDeployment").path(namespace), label_selector=selector(dgd)):
+    for dcd in dcds:
         meta = dcd.get("metadata") or {}
         if meta.get("name") in gen["dcds"]:
             out[(meta.get("labels") or {}).get(COMPONENT_LABEL) or meta.get("name") or ""] = dcd.get("spec") or {}
     return out
 
 
-def _changes(cluster, namespace: str, dgd: str, before: Optional[dict], after: dict) -> List[dict]:
+def _changes(dcds: List[dict], before: Optional[dict], after: dict) -> List[dict]:
     """Per component: explain --diff's entries between the two generations' main pod templates, and
     the unified diff of the DCD specs."""
     import yaml
@@ -237,7 +228,7 @@ def _changes(cluster, namespace: str, dgd: str, before: Optional[dict], after: d
     from kubectl_dynamo.commands.upgrade import unified_diff
     from kubectl_dynamo.operator.changes import role_changes
 
-    old, new = _specs(cluster, namespace, dgd, before), _specs(cluster, namespace, dgd, after)
+    old, new = _specs(dcds, before), _specs(dcds, after)
     out = []
     for comp in sorted(set(old) | set(new)):
         a, b = old.get(comp) or {}, new.get(comp) or {}

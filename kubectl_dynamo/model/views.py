@@ -362,7 +362,7 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
     """(snapshot, views) of a scope: one LIST per kind, the DGDs tied to their pods, groups and
     ranks, and the key names of the MPI secrets they need. ``compact`` keeps only what the checks
     read (doctor); NotFound when the named DGD does not exist."""
-    from kubectl_dynamo.errors import NotFound
+    from kubectl_dynamo.cluster.live import dgd_not_found
     from kubectl_dynamo.model.snapshot import read_secret_keys, take
 
     if compact:
@@ -380,7 +380,7 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
     else:
         snap = take(cluster, namespace, dgd_name=name)
     if name and not snap.dgds and not any(s["check"] == kinds.NAMES[kinds.DGD] for s in snap.skipped):
-        raise NotFound(f'dynamographdeployments.nvidia.com "{name}" not found in namespace {namespace}')
+        raise dgd_not_found(name, namespace)
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
