@@ -54,12 +54,12 @@ def _names(items: list, incomplete: str) -> list:
 
 def complete_dgd(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
     """DynamoGraphDeployment names in -n's namespace (the context's), or in all with -A."""
-    from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.cluster import kinds
 
     def read():
         cluster = _cluster(ctx)
         ns = None if ctx.params.get("all_namespaces_flag") else cluster.namespace
-        return _names(cluster.list(path_for("nvidia.com", "v1beta1", "dynamographdeployments", ns)), incomplete)
+        return _names(cluster.list(kinds.DGD.path(ns)), incomplete)
 
     return _quietly(read)
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import collector_paused, emit, kube_options, lazy_complete
-from kubectl_dynamo.cluster.kinds import DGD_ALIASES
+from kubectl_dynamo.cli.options import DGD_ALIASES, collector_paused, emit, kube_options, lazy_complete
 from kubectl_dynamo.errors import UsageError
 
 

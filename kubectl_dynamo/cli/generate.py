@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
+from kubectl_dynamo.cli.options import DGD_ALIASES as KINDS
 from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
-from kubectl_dynamo.cluster.kinds import DGD_ALIASES as KINDS
 
 
 def _opt_int(*names, help):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import Duration, emit, finish, kube_options, lazy_complete
-from kubectl_dynamo.cluster.kinds import DGD_ALIASES
+from kubectl_dynamo.cli.options import Duration, emit, finish, kube_options, lazy_complete, without_kind
 
 
 @click.command("get")
@@ -26,9 +25,7 @@ def get_command(args, watch, watch_timeout, opts):
     """
     from kubectl_dynamo.errors import UsageError
 
-    words = list(args)
-    if words and words[0].lower() in DGD_ALIASES:
-        words = words[1:]
+    words = without_kind(args)
     if len(words) > 1:
         raise UsageError(f"get takes one DGD name at most, got: {' '.join(words)}")
     name = words[0] if words else None

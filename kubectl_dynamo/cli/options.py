@@ -21,6 +21,16 @@ if TYPE_CHECKING:
     from kubectl_dynamo.cluster.client import Target
 
 DRY_RUN = ("none", "client", "server")  # --dry-run, as kubectl's
+# What a user may type for a DGD, as kubectl takes a kind's short name, singular, plural and qualified plural
+# (here, not in cluster/kinds.py: explain -f would import the whole table at start-up for six strings).
+DGD_ALIASES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
+               "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")
+
+
+def without_kind(args: Tuple[str, ...]) -> list:
+    """``[dgd] NAME ...`` -> ``[NAME ...]``: the kind word is optional, as in kubectl."""
+    words = list(args)
+    return words[1:] if words and words[0].lower() in DGD_ALIASES else words
 
 
 class Options:  # not a dataclass: creating that class cost every command ~1 ms

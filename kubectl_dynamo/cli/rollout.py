@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import Duration, emit, finish, kube_options
-from kubectl_dynamo.cluster.kinds import DGD_ALIASES
+from kubectl_dynamo.cli.options import Duration, emit, finish, kube_options, without_kind
 
 
 def _name(args) -> str:
     from kubectl_dynamo.errors import UsageError
 
-    words = list(args)
-    if words and words[0].lower() in DGD_ALIASES:
-        words = words[1:]
+    words = without_kind(args)
     if len(words) != 1:
         raise UsageError("give one DGD: rollout status|history [dgd] NAME")
     return words[0]

@@ -111,6 +111,3 @@ def by_kind(kind: str) -> Kind:
 
 
 DGD: Kind = by_field("dgds")  # DynamoGraphDeployments, read at the storage version v1beta1
-# What a user may type for a DGD, as kubectl takes a kind's short name, singular, plural and qualified plural.
-DGD_ALIASES = ("dgd", "dgds", "dynamographdeployment", "dynamographdeployments",
-               "dynamographdeployment.nvidia.com", "dynamographdeployments.nvidia.com")

@@ -158,14 +158,14 @@ def watch_get(cluster, env: Environment, *, all_namespaces: bool, name: Optional
     """Print the table, then a row each time one changes; one WATCH on DGDs and one on their pods.
     The other kinds checks read (events, services, ...) are those of the first read. Ends after
     ``timeout`` seconds (None: at Ctrl-C, which main() turns into exit 130)."""
-    from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.cluster.streams import Watched
     from kubectl_dynamo.output.tables import get_rows, line, widths
 
     namespace = scope_namespace(cluster, all_namespaces, name)
     snap, views = read_views(cluster, namespace, name)  # as get reads it: NotFound, the MPI secrets
     watches = {"dgd": (kinds.DGD.path(namespace), None, f"metadata.name={name}" if name else None),
-               "pod": (path_for("", "v1", "pods", namespace), f"{DGD_LABEL}={name}" if name else DGD_LABEL, None)}
+               # the paths, selectors and fields of snapshot.take's LISTs: list_versions is keyed by them
+               "pod": (kinds.by_field("pods").path(namespace), f"{DGD_LABEL}={name}" if name else DGD_LABEL, None)}
     listed = {}
     for kind, items in (("dgd", snap.dgds), ("pod", snap.pods)):
         version = cluster.list_versions.get(watches[kind])

@@ -6,11 +6,15 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import DGD_LABEL
-from kubectl_dynamo.model.lineage import KINDS, build_tree, meta, needs
+from kubectl_dynamo.model.lineage import build_tree, meta, needs
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import TreeData
+
+
+# The kinds a group's pods refer to (model/lineage.needs), whose existence tree shows; Secrets are read by name.
+NEEDED = ("Service", "ConfigMap", "ServiceAccount", "PersistentVolumeClaim", "PriorityClass")
 
 
 def run_tree(cluster, name: str) -> Result[TreeData]:
@@ -25,22 +29,24 @@ def run_tree(cluster, name: str) -> Result[TreeData]:
     groups = cluster.groups()
     snap = Snapshot(facts=Facts(), namespace=namespace)
     objects: List[dict] = []
-    for group, version, plural, kind in KINDS:
-        if group and version not in groups.get(group, []):
+    for k in kinds.LINEAGE:
+        if k.group and k.version not in groups.get(k.group, []):
             continue
-        for o in list_kind(cluster, snap, plural, group, version, plural) or []:
-            o.setdefault("kind", kind)
+        for o in list_kind(cluster, snap, k.plural, k.group, k.version, k.plural) or []:
+            o.setdefault("kind", k.kind)
             objects.append(o)
     pods = list_kind(cluster, snap, "pods", "", "v1", "pods", label_selector=f"{DGD_LABEL}={name}") or []
-    def listed(group: str, plural: str, where: Snapshot) -> Optional[set]:
-        found = list_kind(cluster, where, plural, group, "v1", plural)
+
+    def listed(kind: str) -> Optional[set]:
+        """The names of a kind the pods may need (None: it may not be read), in the namespace unless the
+        kind is cluster-scoped (PriorityClasses)."""
+        k = kinds.by_kind(kind)
+        where = snap if k.namespaced else whole
+        found = list_kind(cluster, where, k.plural, k.group, k.version, k.plural)
         return None if found is None else {meta(o).get("name") for o in found}
 
-    whole = Snapshot(facts=Facts(), namespace=None)  # PriorityClasses are cluster-scoped
-    names = {"Service": listed("", "services", snap), "ConfigMap": listed("", "configmaps", snap),
-             "ServiceAccount": listed("", "serviceaccounts", snap),
-             "PersistentVolumeClaim": listed("", "persistentvolumeclaims", snap),
-             "PriorityClass": listed("scheduling.k8s.io", "priorityclasses", whole)}
+    whole = Snapshot(facts=Facts(), namespace=None)
+    names = {kind: listed(kind) for kind in NEEDED}
     snap.skipped += whole.skipped
     secrets: Dict[str, Optional[bool]] = {}
     for pod in pods:

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple
 
-from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DGD_LABEL,
@@ -39,8 +38,6 @@ from kubectl_dynamo.model.views import classify
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import TreeNode, TreeRoot
 
-# (group, version, plural, kind) of every kind the tree lists, one LIST each, when its group is served.
-KINDS: Tuple[Tuple[str, str, str, str], ...] = tuple((k.group, k.version, k.plural, k.kind) for k in kinds.LINEAGE)
 
 
 @dataclass
@@ -143,7 +140,7 @@ Exists = Callable[[str, str], Optional[bool]]  # (kind, name) -> present, missin
 
 def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists: Exists) -> TreeRoot:
     """The DGD's lineage as JSON. ``objects``: the listed workload objects of the namespace (any of
-    ``KINDS``); ``pods``: the DGD's pods; ``exists`` says whether a Service/ConfigMap/Secret exists."""
+    ``cluster.kinds.LINEAGE``); ``pods``: the DGD's pods; ``exists`` says whether a Service/ConfigMap/Secret exists."""
     name = meta(dgd).get("name", "")
     objs = [o for o in objects if o.get("kind")] + [dict(p, kind="Pod") for p in pods]
     by_uid = {meta(o).get("uid"): o for o in objs if meta(o).get("uid")}

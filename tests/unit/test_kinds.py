@@ -17,7 +17,8 @@ import yaml
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.recorded import RecordedCluster
-from kubectl_dynamo.model import lineage, snapshot, views
+from kubectl_dynamo.commands import tree
+from kubectl_dynamo.model import snapshot, views
 from kubectl_dynamo.model.snapshot import Snapshot, take
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -74,7 +75,7 @@ def test_derived_tables_follow_the_one_table():
     assert len(set(snapshot.FIELDS)) == len(kinds.SNAPSHOT)  # one list per kind
     assert all(k.field for k in kinds.OWNERS)  # the owner tree reads them from the snapshot
     assert tuple((k.kind, k.field) for k in kinds.OWNERS) == views.OWNED_KINDS
-    assert tuple((k.group, k.version, k.plural, k.kind) for k in kinds.LINEAGE) == lineage.KINDS
+    assert all(kinds.by_kind(k) for k in tree.NEEDED)  # tree looks up the kinds its pods need in the table
     assert len(set(kinds.NAMES.values())) == len(kinds.KINDS)  # names in messages are unambiguous
     assert kinds.NAMES[next(k for k in kinds.KINDS if k.plural == "podgroups" and k.group == "scheduling.run.ai")] \
         == "podgroups.scheduling.run.ai"  # KAI and Volcano both define podgroups
