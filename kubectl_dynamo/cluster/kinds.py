@@ -32,10 +32,6 @@ class Kind(NamedTuple):
     lineage: bool = False  # ``tree`` lists it (model/lineage.py)
     when: Optional[str] = None  # doctor reads it only when this API group is served (its controller is installed)
 
-    @property
-    def resource(self) -> str:  # the recorder's word for the plural
-        return self.plural
-
     def path(self, namespace: Optional[str] = None, name: Optional[str] = None, *, version: Optional[str] = None) -> str:
         """The API path of the kind (in a namespace, of one object), at its version or ``version``."""
         from kubectl_dynamo.cluster.client import path_for

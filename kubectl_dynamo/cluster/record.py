@@ -71,19 +71,19 @@ def record(cluster, dest: str, kinds: Sequence[Kind] = RECORDED, namespace: Opti
         if gv not in discovery:
             discovery[gv] = _served_resources(cluster, groups, *gv)
         served = discovery[gv]
-        if served is None or kind.resource not in served:
+        if served is None or kind.plural not in served:
             continue  # not served: a replay answers NotFound, as the server would
-        namespaced = served[kind.resource]
-        path = path_for(kind.group, kind.version, kind.resource, namespace if namespaced else None)
-        strip = STRIP.get((kind.group, kind.resource))
+        namespaced = served[kind.plural]
+        path = path_for(kind.group, kind.version, kind.plural, namespace if namespaced else None)
+        strip = STRIP.get((kind.group, kind.plural))
         try:
             items = [strip(o) if strip else o for o in cluster.iter_list(path)]
         except Forbidden as e:
-            forbidden.append({"group": kind.group, "version": kind.version, "resource": kind.resource,
+            forbidden.append({"group": kind.group, "version": kind.version, "resource": kind.plural,
                               "reason": e.message})
             continue
-        files[resource_file(kind.group, kind.version, kind.resource)] = {"items": items}
-        resources.append({"group": kind.group, "version": kind.version, "resource": kind.resource,
+        files[resource_file(kind.group, kind.version, kind.plural)] = {"items": items}
+        resources.append({"group": kind.group, "version": kind.version, "resource": kind.plural,
                           "namespaced": namespaced, "count": len(items)})
     manifest = {"format": FORMAT, "formatVersion": FORMAT_VERSION,
                 "createdAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -171,13 +171,6 @@ def _junit(result: ExplainList, _data: object) -> str:
     return explain_junit(result)
 
 
-def run_file(docs: List[Document], source: str, *, orchestrator=None, operator_version=None, objects: bool = False,
-             changes: bool = False) -> Result[ExplainData]:
-    """``explain dgd -f FILE``: every DGD in the documents."""
-    return run_files([(source, docs)], orchestrator=orchestrator, operator_version=operator_version, objects=objects,
-                     changes=changes)
-
-
 def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, operator_version=None,
               objects: bool = False, changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each

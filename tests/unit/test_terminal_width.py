@@ -91,7 +91,7 @@ def test_piped_and_wide_keep_every_cell_whole():
 
 @pytest.mark.parametrize("path", sorted((CORPUS_DIR / "v1.0.1").glob("*.yaml")), ids=lambda p: p.name)
 def test_explain_fits_80_columns(path):
-    from kubectl_dynamo.commands.explain import run_file
+    from kubectl_dynamo.commands.explain import run_files
     from kubectl_dynamo.errors import InputError
     from kubectl_dynamo.inputs.manifests import load
 
@@ -100,7 +100,7 @@ def test_explain_fits_80_columns(path):
     except InputError:
         pytest.skip("not a readable manifest")
     for changes in (False, True):
-        assert_fits(shown(run_file(docs, str(path), changes=changes)), f"explain {path.name}")
+        assert_fits(shown(run_files([(str(path), docs)], changes=changes)), f"explain {path.name}")
 
 
 def test_field_docs_fit_80_columns():
