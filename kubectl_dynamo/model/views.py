@@ -20,12 +20,12 @@ Root causes first (``link_causes``): a finding that follows from another one on 
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model import evidence
+from kubectl_dynamo.model.evidence import EventKey
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DEFAULT_SCHEDULER,
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from kubectl_dynamo.contracts import ExplainedDgd
 
 Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
-EventKey = Tuple[Optional[str], Optional[str], Optional[str]]  # an event's involvedObject, as it names it
 
 
 @dataclass
@@ -327,10 +326,9 @@ def needed_secrets(views: List[DgdView]) -> set:
 
 
 def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:
-    """Seconds from one RFC 3339 time to another; None when either is missing."""
-    try:
-        a, b = (datetime.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (earlier, later))  # type: ignore
-    except (AttributeError, ValueError):
+    """Seconds from one RFC 3339 time to another; None when either is missing or unreadable."""
+    a, b = evidence.parse_time(earlier), evidence.parse_time(later)
+    if a is None or b is None:
         return None
     return (b - a).total_seconds()
 
