@@ -11,7 +11,7 @@ first-fit-decreasing places each of its unbound pods on a schedulable node's fre
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
@@ -112,12 +112,3 @@ def _waits_for(need: List[int], free: Dict[str, int]) -> str:
     return (f"{len(need)} pods x {need[0]} GPUs: {total} GPUs are free but fragmented "
             f"(largest free on one node: {max(free.values(), default=0)})")
 
-
-def dgd_usage(data: dict) -> Dict[Optional[str], int]:
-    """GPUs in use per DGD (None: pods of no DGD)."""
-    out: Dict[Optional[str], int] = {}
-    for n in data["nodes"]:
-        for u in n["users"]:
-            key = f"{u['namespace']}/{u['dgd']}" if u["dgd"] else None
-            out[key] = out.get(key, 0) + u["gpus"]
-    return out
