@@ -14,8 +14,7 @@ Each DGD's *lineage* is every listed object whose ownerReferences lead to it (Dy
 LeaderWorkerSet, StatefulSets, PodCliqueSet, PodCliqueScalingGroups, PodCliques, PodGangs, pods,
 PodGroups); its Warning events are the events of those objects.
 
-Root causes first (``link_causes``): a finding that follows from another one on the same group
-(``CAUSES``) carries ``cause`` = that finding's code and object, and the table shows it under its cause.
+The checks read these views; linking each finding to its root cause is checks/diagnosis.py's.
 """
 
 from __future__ import annotations
