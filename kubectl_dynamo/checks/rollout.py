@@ -14,6 +14,7 @@ from kubectl_dynamo.model.labels import DGD_LABEL
 from kubectl_dynamo.model.rollout import PHASES_IN_PROGRESS, RolloutInputs, assess, current_hashes, worker_hash
 from kubectl_dynamo.model.views import seconds_between
 from kubectl_dynamo.operator import api
+from kubectl_dynamo.words import plural
 
 # kubectl's default for a Deployment (spec.progressDeadlineSeconds): how long an operator-managed
 # rolling update may stand still before doctor calls it stalled.
@@ -67,7 +68,7 @@ def rollout_stalled(view):
     if old and a["cause"]:
         for c in old:
             yield _f("rollout-stalled", view,
-                     f"component {c['name']}: {c['oldPods']} pod(s) of an old worker generation "
+                     f"component {c['name']}: {plural(c['oldPods'], 'pod')} of an old worker generation "
                      f"({c['oldPodsReady']} Ready) still run beside the new one; {a['cause']}", component=c["name"])
 
 
@@ -133,7 +134,7 @@ def max_unavailable_exceeded(view):
         down = c["replicas"] - ready
         if down > allowed:
             yield _f("max-unavailable-exceeded", view,
-                     f"component {c['name']}: {down} of {c['replicas']} group(s) unavailable while it rolls; "
+                     f"component {c['name']}: {down} of {plural(c['replicas'], 'group')} unavailable while it rolls; "
                      f"maxUnavailable allows {allowed}", component=c["name"])
 
 

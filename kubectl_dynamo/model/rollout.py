@@ -39,6 +39,7 @@ from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator.workerhash import ANN_V1
+from kubectl_dynamo.words import plural
 
 # dgd_worker_rollout_reconciler.go isRollingUpdateInProgress; api/v1beta1/common.go RollingUpdatePhase
 PHASES_IN_PROGRESS = ("Pending", "InProgress")
@@ -192,12 +193,12 @@ def assess(inputs: RolloutInputs) -> dict:
             waiting = "no workload of the current generation yet"
         if waiting is None and old:
             olds = sorted({worker_hash(p) or "" for p in old})
-            waiting = (f"{len(old)} pod(s) of the old worker generation {', '.join(olds)} still present "
+            waiting = (f"{plural(len(old), 'pod')} of the old worker generation {', '.join(olds)} still present "
                        f"({sum(evidence.ready(p) for p in old)} Ready)")
         if waiting is None and (len(serving) != want or ready < want):
             waiting = f"{ready} of {want} pods of the new generation Ready"
             if len(serving) > want:
-                waiting = f"{len(serving) - want} extra pod(s) pending termination"
+                waiting = f"{plural(len(serving) - want, 'extra pod')} pending termination"
         components.append({
             "name": cname, "type": comp.get("type"), "worker": worker, "replicas": desired, "nodeCount": per_group,
             "workloads": workloads, "pods": len(serving), "podsReady": ready, "podsDesired": want,
