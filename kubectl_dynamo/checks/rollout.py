@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.model.rollout import PHASES_IN_PROGRESS, RolloutInputs, assess, current_hashes, worker_hash
 from kubectl_dynamo.model.views import seconds_between
 from kubectl_dynamo.operator import api
@@ -21,21 +21,29 @@ from kubectl_dynamo.words import plural
 PROGRESS_DEADLINE = 600
 
 
-def _mine(view, objects: Optional[List[dict]]) -> List[dict]:
-    return [o for o in objects or []
+def _mine(view, attr: str) -> List[dict]:
+    """The objects of the snapshot's list ``attr`` that carry this DGD's label in its namespace (grouped once
+    per run on the shared Index)."""
+    if view.index is not None:
+        return view.index.of_dgd(view.snapshot, attr, view.namespace, view.name)
+    return [o for o in getattr(view.snapshot, attr, None) or []
             if (o.get("metadata") or {}).get("namespace") == view.namespace
             and ((o.get("metadata") or {}).get("labels") or {}).get(DGD_LABEL) == view.name]
 
 
 def inputs_of(view) -> RolloutInputs:
-    snap = view.snapshot
-    events = (view.index.events.get(("DynamoGraphDeployment", view.namespace, view.name), [])
-              if view.index is not None else [])
-    return RolloutInputs(dgd=view.raw, dcds=_mine(view, snap.componentdeployments),
-                         pods=[p.raw for c in view.components for g in c.groups.values() for p in g.pods],
-                         workloads={"LeaderWorkerSet": _mine(view, snap.leaderworkersets),
-                                    "PodCliqueSet": _mine(view, snap.podcliquesets)},
-                         events=events)
+    """The DGD's RolloutInputs, made once per view (every rollout check reads them)."""
+    cached = getattr(view, "_rollout_inputs", None)
+    if cached is None:
+        events = (view.index.events.get(("DynamoGraphDeployment", view.namespace, view.name), [])
+                  if view.index is not None else [])
+        cached = RolloutInputs(dgd=view.raw, dcds=_mine(view, "componentdeployments"),
+                               pods=[p.raw for c in view.components for g in c.groups.values() for p in g.pods],
+                               workloads={"LeaderWorkerSet": _mine(view, "leaderworkersets"),
+                                          "PodCliqueSet": _mine(view, "podcliquesets")},
+                               events=events)
+        view._rollout_inputs = cached
+    return cached
 
 
 def _assessed(view) -> dict:
@@ -78,9 +86,10 @@ def old_worker_generation(view):
     if a["rollingUpdate"].get("phase") in PHASES_IN_PROGRESS or any(c["oldPods"] for c in a["components"]):
         return  # a rollout in progress, or stalled (rollout-stalled says so)
     target = set(a["workerHash"]["target"])
-    for kind, objects in (("DynamoComponentDeployment", view.snapshot.componentdeployments),
-                          ("LeaderWorkerSet", view.snapshot.leaderworkersets)):
-        for o in _mine(view, objects):
+    inputs = inputs_of(view)
+    for kind, objects in (("DynamoComponentDeployment", inputs.dcds),
+                          ("LeaderWorkerSet", inputs.workloads["LeaderWorkerSet"])):
+        for o in objects:
             h = worker_hash(o)
             if h and target and h not in target:
                 name = (o.get("metadata") or {}).get("name")
@@ -96,7 +105,7 @@ def worker_hash_missing(view):
     workers = [c for c in (view.raw.get("spec") or {}).get("components") or [] if c.get("type") in api.WORKER_TYPES]
     if not workers or not status.get("observedGeneration") or current_hashes(view.raw):
         return
-    live = sorted({worker_hash(o) or "" for o in _mine(view, view.snapshot.componentdeployments)} - {""})
+    live = sorted({worker_hash(o) or "" for o in inputs_of(view).dcds} - {""})
     yield _f("worker-hash-missing", view,
              f"DGD {view.name} was reconciled but carries no worker-hash annotation"
              + (f"; its worker DCDs carry {', '.join(live)}" if live else ""))
@@ -119,10 +128,10 @@ def max_unavailable_exceeded(view):
     the current LeaderWorkerSet's maxUnavailable (lws@v0.9.0 api: rolloutStrategy.rollingUpdateConfiguration,
     default 1) while it rolls."""
     a = _assessed(view)
-    lwss = _mine(view, view.snapshot.leaderworkersets)
+    lwss = inputs_of(view).workloads["LeaderWorkerSet"]
     target = set(a["workerHash"]["target"])
     for c in a["components"]:
-        mine = [w for w in lwss if (((w.get("metadata") or {}).get("labels") or {}).get(api.LABEL_COMPONENT) or "").lower()
+        mine = [w for w in lwss if (((w.get("metadata") or {}).get("labels") or {}).get(COMPONENT_LABEL) or "").lower()
                 == c["name"].lower()]
         current = [w for w in mine if worker_hash(w) in target or not worker_hash(w)]
         rolling = c["oldPods"] or any(w["updated"] < w["desired"] for w in c["workloads"])

@@ -211,6 +211,21 @@ class Index:
     children: Dict[Key, List[Key]]
     deployments: List[dict]
     services: Optional[Dict[tuple, dict]] = None  # (namespace, name) -> Service; None when not read
+    # snapshot field -> (namespace, DGD label) -> its objects, grouped on first use (``of_dgd``)
+    by_dgd: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[dict]]] = field(default_factory=dict, repr=False)
+
+    def of_dgd(self, snapshot, attr: str, namespace: str, name: str) -> List[dict]:
+        """The objects of the snapshot's list ``attr`` (componentdeployments, leaderworkersets, ...) in
+        ``namespace`` that carry DGD ``name``'s label, in list order. The list is grouped by (namespace, DGD
+        label) once per run, as build_views groups the pods, not filtered whole once per DGD."""
+        table = self.by_dgd.get(attr)
+        if table is None:
+            table = {}
+            for o in getattr(snapshot, attr, None) or []:
+                meta = o.get("metadata") or {}
+                table.setdefault((meta.get("namespace"), (meta.get("labels") or {}).get(DGD_LABEL)), []).append(o)
+            self.by_dgd[attr] = table
+        return list(table.get((namespace, name), []))
 
     def podgroup(self, pod: PodInfo) -> Optional[dict]:
         ref = pod.pod_group
