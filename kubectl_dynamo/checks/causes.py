@@ -165,7 +165,9 @@ def _selector_cause(spec: dict, nodes: List[dict]) -> Optional[Cause]:
                  f"the nodes meant for it (kubectl label node NODE {first[0]}={(first[2] or [''])[0]})", "selector")
 
 
-def _insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional[Cause]:
+def insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional[Cause]:
+    """Why no node can take a pod short of ``resource``: no node offers it at all (``unknown-resource``), or
+    the pod requests more than the largest node has (``too-big``); None when some node could fit it."""
     have = {r for n in nodes for r in _allocatable(n)}
     if have and resource not in have:
         close = difflib.get_close_matches(resource, sorted(have), n=1, cutoff=0.6)
@@ -218,7 +220,7 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
                              f"{' …' if len(cordoned) > 4 else ''} once their maintenance is over, or add nodes",
                              "cordoned"))
     for resource in dict.fromkeys(_INSUFFICIENT.findall(words)):
-        cause = _insufficient_cause(resource, spec, nodes)
+        cause = insufficient_cause(resource, spec, nodes)
         if cause:
             out.append(cause)
     return out

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -127,11 +128,14 @@ def _dgd_status_words(view) -> str:
 @check("insufficient-gpus", scope="dgd")
 def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
+    nodes = list((view.index.nodes or {}).values()) if view.index else []
     for c, g in _groups(view):
         for p in g.pods:
             words = p.scheduler_words()
             if not p.scheduled and gpu_short(words):
-                big = [x for x in scheduler_causes(view, [p]) if x.kind == "too-big"]
+                # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
+                big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
+                       if x is not None and x.kind == "too-big"]
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
                          + (f"{big[0].what}; the scheduler says \"{words}\"" if big else

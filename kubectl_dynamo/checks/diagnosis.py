@@ -14,7 +14,7 @@ from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers t
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks import rollout as _rollout_checks  # noqa: F401  (registers the rollout checks)
 from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
-from kubectl_dynamo.findings.finding import Finding
+from kubectl_dynamo.findings.finding import Finding, worst_first
 from kubectl_dynamo.model.platform import detect
 from kubectl_dynamo.model.views import DgdView, summarize
 
@@ -123,7 +123,7 @@ def link_causes(findings: List[Finding]) -> List[Finding]:
                     f = f.caused_by(root)
                     break
         linked.append(f)
-    order = sorted(linked, key=lambda f: (registry.RANK[f.severity], f.code))
+    order = sorted(linked, key=worst_first)
     children: Dict[tuple, List[Finding]] = {}
     for f in order:
         if f.cause is not None:

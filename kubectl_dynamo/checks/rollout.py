@@ -10,31 +10,40 @@ from __future__ import annotations
 from typing import List, Optional
 
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.model.rollout import PHASES_IN_PROGRESS, RolloutInputs, assess, current_hashes, worker_hash
 from kubectl_dynamo.model.views import seconds_between
 from kubectl_dynamo.operator import api
+from kubectl_dynamo.words import plural
 
 # kubectl's default for a Deployment (spec.progressDeadlineSeconds): how long an operator-managed
 # rolling update may stand still before doctor calls it stalled.
 PROGRESS_DEADLINE = 600
 
 
-def _mine(view, objects: Optional[List[dict]]) -> List[dict]:
-    return [o for o in objects or []
+def _mine(view, attr: str) -> List[dict]:
+    """The objects of the snapshot's list ``attr`` that carry this DGD's label in its namespace (grouped once
+    per run on the shared Index)."""
+    if view.index is not None:
+        return view.index.of_dgd(view.snapshot, attr, view.namespace, view.name)
+    return [o for o in getattr(view.snapshot, attr, None) or []
             if (o.get("metadata") or {}).get("namespace") == view.namespace
             and ((o.get("metadata") or {}).get("labels") or {}).get(DGD_LABEL) == view.name]
 
 
 def inputs_of(view) -> RolloutInputs:
-    snap = view.snapshot
-    events = (view.index.events.get(("DynamoGraphDeployment", view.namespace, view.name), [])
-              if view.index is not None else [])
-    return RolloutInputs(dgd=view.raw, dcds=_mine(view, snap.componentdeployments),
-                         pods=[p.raw for c in view.components for g in c.groups.values() for p in g.pods],
-                         workloads={"LeaderWorkerSet": _mine(view, snap.leaderworkersets),
-                                    "PodCliqueSet": _mine(view, snap.podcliquesets)},
-                         events=events)
+    """The DGD's RolloutInputs, made once per view (every rollout check reads them)."""
+    cached = getattr(view, "_rollout_inputs", None)
+    if cached is None:
+        events = (view.index.events.get(("DynamoGraphDeployment", view.namespace, view.name), [])
+                  if view.index is not None else [])
+        cached = RolloutInputs(dgd=view.raw, dcds=_mine(view, "componentdeployments"),
+                               pods=[p.raw for c in view.components for g in c.groups.values() for p in g.pods],
+                               workloads={"LeaderWorkerSet": _mine(view, "leaderworkersets"),
+                                          "PodCliqueSet": _mine(view, "podcliquesets")},
+                               events=events)
+        view._rollout_inputs = cached
+    return cached
 
 
 def _assessed(view) -> dict:
@@ -67,7 +76,7 @@ def rollout_stalled(view):
     if old and a["cause"]:
         for c in old:
             yield _f("rollout-stalled", view,
-                     f"component {c['name']}: {c['oldPods']} pod(s) of an old worker generation "
+                     f"component {c['name']}: {plural(c['oldPods'], 'pod')} of an old worker generation "
                      f"({c['oldPodsReady']} Ready) still run beside the new one; {a['cause']}", component=c["name"])
 
 
@@ -77,9 +86,10 @@ def old_worker_generation(view):
     if a["rollingUpdate"].get("phase") in PHASES_IN_PROGRESS or any(c["oldPods"] for c in a["components"]):
         return  # a rollout in progress, or stalled (rollout-stalled says so)
     target = set(a["workerHash"]["target"])
-    for kind, objects in (("DynamoComponentDeployment", view.snapshot.componentdeployments),
-                          ("LeaderWorkerSet", view.snapshot.leaderworkersets)):
-        for o in _mine(view, objects):
+    inputs = inputs_of(view)
+    for kind, objects in (("DynamoComponentDeployment", inputs.dcds),
+                          ("LeaderWorkerSet", inputs.workloads["LeaderWorkerSet"])):
+        for o in objects:
             h = worker_hash(o)
             if h and target and h not in target:
                 name = (o.get("metadata") or {}).get("name")
@@ -95,7 +105,7 @@ def worker_hash_missing(view):
     workers = [c for c in (view.raw.get("spec") or {}).get("components") or [] if c.get("type") in api.WORKER_TYPES]
     if not workers or not status.get("observedGeneration") or current_hashes(view.raw):
         return
-    live = sorted({worker_hash(o) or "" for o in _mine(view, view.snapshot.componentdeployments)} - {""})
+    live = sorted({worker_hash(o) or "" for o in inputs_of(view).dcds} - {""})
     yield _f("worker-hash-missing", view,
              f"DGD {view.name} was reconciled but carries no worker-hash annotation"
              + (f"; its worker DCDs carry {', '.join(live)}" if live else ""))
@@ -118,10 +128,10 @@ def max_unavailable_exceeded(view):
     the current LeaderWorkerSet's maxUnavailable (lws@v0.9.0 api: rolloutStrategy.rollingUpdateConfiguration,
     default 1) while it rolls."""
     a = _assessed(view)
-    lwss = _mine(view, view.snapshot.leaderworkersets)
+    lwss = inputs_of(view).workloads["LeaderWorkerSet"]
     target = set(a["workerHash"]["target"])
     for c in a["components"]:
-        mine = [w for w in lwss if (((w.get("metadata") or {}).get("labels") or {}).get(api.LABEL_COMPONENT) or "").lower()
+        mine = [w for w in lwss if (((w.get("metadata") or {}).get("labels") or {}).get(COMPONENT_LABEL) or "").lower()
                 == c["name"].lower()]
         current = [w for w in mine if worker_hash(w) in target or not worker_hash(w)]
         rolling = c["oldPods"] or any(w["updated"] < w["desired"] for w in c["workloads"])
@@ -133,7 +143,7 @@ def max_unavailable_exceeded(view):
         down = c["replicas"] - ready
         if down > allowed:
             yield _f("max-unavailable-exceeded", view,
-                     f"component {c['name']}: {down} of {c['replicas']} group(s) unavailable while it rolls; "
+                     f"component {c['name']}: {down} of {plural(c['replicas'], 'group')} unavailable while it rolls; "
                      f"maxUnavailable allows {allowed}", component=c["name"])
 
 

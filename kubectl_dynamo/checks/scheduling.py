@@ -111,10 +111,6 @@ def scheduler_causes(view, pods) -> List[causes.Cause]:
     return out
 
 
-def _condition(obj: dict, kind: str) -> Optional[dict]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
-
-
 def _pg_obj(pg: dict) -> dict:
     return {"kind": "PodGroup", "namespace": pg["metadata"].get("namespace"), "name": pg["metadata"]["name"],
             "apiVersion": pg.get("apiVersion")}
@@ -234,7 +230,7 @@ def gang_held(view) -> Iterator[Finding]:
             phase = (pg.get("status") or {}).get("phase")
             if phase not in HELD_PHASES:
                 continue
-            cond = _condition(pg, "Unschedulable") or {}
+            cond = evidence.condition(pg, "Unschedulable") or {}
             said = f"condition Unschedulable/{cond.get('reason')}: {_quote(cond.get('message'))}" if cond else \
                 "no condition yet"
             queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
@@ -296,7 +292,7 @@ def grove_words(view, g) -> str:
                           if p.labels.get("grove.io/podclique")}):
         obj = view.index.objects.get(("PodClique", g.pods[0].namespace, clique))
         for kind, bad in (("PodCliqueScheduled", "False"), ("MinAvailableBreached", "True")):
-            cond = _condition(obj or {}, kind)
+            cond = evidence.condition(obj or {}, kind)
             if cond and cond.get("status") == bad:
                 said.append(f"{clique} {kind} {bad}: {_quote(cond.get('message'))}")
                 break
@@ -350,7 +346,7 @@ def scheduler_not_running(view) -> Iterator[Finding]:
 def _node_problem(node: Optional[dict]) -> Optional[str]:
     if node is None:
         return "does not exist"
-    ready = _condition(node, "Ready")
+    ready = evidence.condition(node, "Ready")
     if ready is None or ready.get("status") != "True":
         said = f": {_quote(ready.get('message'))}" if ready and ready.get("message") else ""
         return f"is NotReady (Ready {ready.get('status') if ready else 'unknown'}{said})"
@@ -558,7 +554,7 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
             have = sum(p.ready for _, _, p in mine)
             what = f"readyReplicas {claimed}"
         elif kind == "LeaderWorkerSet":
-            avail = _condition(obj, "Available") or {}
+            avail = evidence.condition(obj, "Available") or {}
             size = ((obj.get("spec") or {}).get("leaderWorkerTemplate") or {}).get("size")
             mine = [(c, g, p) for c, g, p in pods if p.labels.get(LWS_NAME) == name]
             groups = {g.index for _, g, _ in mine}

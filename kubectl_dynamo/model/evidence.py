@@ -68,6 +68,17 @@ def live_events(events: Iterable[dict], lookup: Callable[[EventKey], Optional[di
     return out
 
 
+def condition(obj: dict, kind: str) -> Optional[dict]:
+    """The object's ``status.conditions`` entry of type ``kind``, None when it has none."""
+    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
+
+
+def ready(obj: dict) -> bool:
+    """The object (a pod, a node) has a condition Ready with status True."""
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (obj.get("status") or {}).get("conditions") or [])
+
+
 def current(obj: dict) -> bool:
     """The object's status describes its latest spec: ``status.observedGeneration`` is not behind
     ``metadata.generation`` (true when either is absent: nothing says otherwise)."""

@@ -11,8 +11,9 @@ first-fit-decreasing places each of its unbound pods on a schedulable node's fre
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
+from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.model.platform import gpu_count
 from kubectl_dynamo.model.views import classify
@@ -28,11 +29,6 @@ def pod_gpus(pod: dict) -> int:
     main = sum(of(c) for c in spec.get("containers") or [])
     init = max([of(c) for c in spec.get("initContainers") or []] or [0])
     return max(main, init)
-
-
-def _ready(node: dict) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (node.get("status") or {}).get("conditions") or [])
 
 
 def _finished(pod: dict) -> bool:
@@ -57,7 +53,7 @@ def placement(nodes: List[dict], pods: List[dict]) -> dict:
         alloc = gpu_count((n.get("status") or {}).get("allocatable") or {})
         if not alloc:
             continue
-        schedulable = _ready(n) and not (n.get("spec") or {}).get("unschedulable")
+        schedulable = evidence.ready(n) and not (n.get("spec") or {}).get("unschedulable")
         rows[n["metadata"]["name"]] = {"name": n["metadata"]["name"], "allocatable": alloc, "used": 0, "free": alloc,
                                        "schedulable": schedulable, "users": []}
     pending: Dict[Tuple[str, str, str, int], List[dict]] = {}
@@ -116,12 +112,3 @@ def _waits_for(need: List[int], free: Dict[str, int]) -> str:
     return (f"{len(need)} pods x {need[0]} GPUs: {total} GPUs are free but fragmented "
             f"(largest free on one node: {max(free.values(), default=0)})")
 
-
-def dgd_usage(data: dict) -> Dict[Optional[str], int]:
-    """GPUs in use per DGD (None: pods of no DGD)."""
-    out: Dict[Optional[str], int] = {}
-    for n in data["nodes"]:
-        for u in n["users"]:
-            key = f"{u['namespace']}/{u['dgd']}" if u["dgd"] else None
-            out[key] = out.get(key, 0) + u["gpus"]
-    return out

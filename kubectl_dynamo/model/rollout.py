@@ -35,9 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
+from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator.workerhash import ANN_V1
+from kubectl_dynamo.words import plural
 
 # dgd_worker_rollout_reconciler.go isRollingUpdateInProgress; api/v1beta1/common.go RollingUpdatePhase
 PHASES_IN_PROGRESS = ("Pending", "InProgress")
@@ -67,21 +69,12 @@ def worker_hash(obj: dict) -> Optional[str]:
     return _labels(obj).get(api.LABEL_WORKER_HASH) or None
 
 
-def pod_ready(pod: dict) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (pod.get("status") or {}).get("conditions") or [])
-
-
 def _terminating(obj: dict) -> bool:
     return bool(_meta(obj).get("deletionTimestamp"))
 
 
 def _component(obj: dict) -> str:
     return (_labels(obj).get(COMPONENT_LABEL) or "").lower()
-
-
-def _condition(obj: dict, kind: str) -> Optional[dict]:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
 
 
 def current_hashes(dgd: dict) -> Set[str]:
@@ -121,7 +114,7 @@ def workload_state(kind: str, obj: dict) -> dict:
     unit = "replicas" if kind == "Deployment" else "groups"
     if kind == "Deployment":
         # kubectl DeploymentStatusViewer.Status, in its order
-        progressing = _condition(obj, "Progressing") or {}
+        progressing = evidence.condition(obj, "Progressing") or {}
         if observed < generation:
             waiting = "waiting for the spec update to be observed"
         elif progressing.get("reason") == "ProgressDeadlineExceeded":
@@ -133,7 +126,7 @@ def workload_state(kind: str, obj: dict) -> dict:
         elif available < updated:
             waiting = f"{available} of {updated} updated replicas are available"
     elif kind == "LeaderWorkerSet":
-        available = ready if (_condition(obj, "Available") or {}).get("status") == "True" else min(ready, updated)
+        available = ready if (evidence.condition(obj, "Available") or {}).get("status") == "True" else min(ready, updated)
         if observed < generation:
             waiting = "waiting for the spec update to be observed"
         elif updated < desired:
@@ -142,7 +135,7 @@ def workload_state(kind: str, obj: dict) -> dict:
             waiting = f"{current - desired} old groups pending termination"
         elif ready < desired:
             waiting = f"{ready} of {desired} updated groups ready"
-        elif (_condition(obj, "Available") or {}).get("status") != "True":
+        elif (evidence.condition(obj, "Available") or {}).get("status") != "True":
             waiting = "waiting for its Available condition"
     else:  # PodCliqueSet: a replica counts as updated only once it is also available (grove reconcilestatus.go)
         progress = status.get("updateProgress") or status.get("rollingUpdateProgress") or {}
@@ -193,29 +186,29 @@ def assess(inputs: RolloutInputs) -> dict:
         new = [p for p in pods if not is_old(p)]
         old = [p for p in pods if is_old(p)]
         serving = [p for p in new if not _terminating(p)]
-        ready = sum(pod_ready(p) for p in serving)
+        ready = sum(evidence.ready(p) for p in serving)
         want = desired * per_group
         waiting = next((f"{w['kind']} {w['name']}: {w['waiting']}" for w in workloads if not w["done"]), None)
         if waiting is None and not workloads and want and not inputs.workloads.get("PodCliqueSet"):
             waiting = "no workload of the current generation yet"
         if waiting is None and old:
             olds = sorted({worker_hash(p) or "" for p in old})
-            waiting = (f"{len(old)} pod(s) of the old worker generation {', '.join(olds)} still present "
-                       f"({sum(pod_ready(p) for p in old)} Ready)")
+            waiting = (f"{plural(len(old), 'pod')} of the old worker generation {', '.join(olds)} still present "
+                       f"({sum(evidence.ready(p) for p in old)} Ready)")
         if waiting is None and (len(serving) != want or ready < want):
             waiting = f"{ready} of {want} pods of the new generation Ready"
             if len(serving) > want:
-                waiting = f"{len(serving) - want} extra pod(s) pending termination"
+                waiting = f"{plural(len(serving) - want, 'extra pod')} pending termination"
         components.append({
             "name": cname, "type": comp.get("type"), "worker": worker, "replicas": desired, "nodeCount": per_group,
             "workloads": workloads, "pods": len(serving), "podsReady": ready, "podsDesired": want,
-            "oldPods": len(old), "oldPodsReady": sum(pod_ready(p) for p in old),
+            "oldPods": len(old), "oldPodsReady": sum(evidence.ready(p) for p in old),
             "done": waiting is None, "waiting": waiting})
     pcs = [workload_state("PodCliqueSet", w) for w in inputs.workloads.get("PodCliqueSet") or []]
 
     generations = _generations(inputs, target)
     old_dcds = [d for d in inputs.dcds if is_old(d)]
-    ready_cond = _condition(dgd, "Ready") or {}
+    ready_cond = evidence.condition(dgd, "Ready") or {}
     waiting = None
     if observed < generation:
         waiting = f"the operator has not observed generation {generation} yet (observed {observed})"
@@ -280,7 +273,7 @@ def _generations(inputs: RolloutInputs, target: Set[str]) -> List[dict]:
         if h and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
             e = entry(h)
             e["pods"] += 1
-            e["podsReady"] += pod_ready(p)
+            e["podsReady"] += evidence.ready(p)
             seen(e, p)
     out = sorted(by_hash.values(), key=lambda e: (e["created"] or "", e["hash"]))
     for i, e in enumerate(out, 1):

@@ -25,7 +25,7 @@ from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
 from kubectl_dynamo.model.facts import _try, gather
-from kubectl_dynamo.model.labels import DGD_LABEL, LWS_NAME
+from kubectl_dynamo.model.labels import DGD_LABEL, KAI_GROUP_ANNOTATION, LWS_NAME, VOLCANO_GROUP_ANNOTATION
 from kubectl_dynamo.model.platform import Facts
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class Snapshot:
 # What doctor reads of a pod (doctor.PodInfo and checks/): everything else is dropped. A check that
 # reads another pod field must add it here; tests/unit/test_compact_records.py runs every check on
 # whole and on compact pods (recorded real states and the catalogue cases) and wants the same findings.
-POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "pod-group-name")  # doctor.PodInfo.pod_group
+POD_GROUP_ANNOTATIONS = (VOLCANO_GROUP_ANNOTATION, KAI_GROUP_ANNOTATION)  # views.PodInfo.pod_group
 POD_CONDITIONS = ("Ready", "PodScheduled")
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")  # checks/dgd.py worker-probes
 SHM = "/dev/shm"  # the only mount a check reads (checks/dgd.py shm-size), with its volume

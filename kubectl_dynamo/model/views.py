@@ -14,18 +14,17 @@ Each DGD's *lineage* is every listed object whose ownerReferences lead to it (Dy
 LeaderWorkerSet, StatefulSets, PodCliqueSet, PodCliqueScalingGroups, PodCliques, PodGangs, pods,
 PodGroups); its Warning events are the events of those objects.
 
-Root causes first (``link_causes``): a finding that follows from another one on the same group
-(``CAUSES``) carries ``cause`` = that finding's code and object, and the table shows it under its cause.
+The checks read these views; linking each finding to its root cause is checks/diagnosis.py's.
 """
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model import evidence
+from kubectl_dynamo.model.evidence import EventKey
 from kubectl_dynamo.model.labels import (
     COMPONENT_LABEL,
     DEFAULT_SCHEDULER,
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
     from kubectl_dynamo.contracts import ExplainedDgd
 
 Key = Tuple[str, Optional[str], str]  # (kind, namespace, name)
-EventKey = Tuple[Optional[str], Optional[str], Optional[str]]  # an event's involvedObject, as it names it
 
 
 @dataclass
@@ -213,6 +211,21 @@ class Index:
     children: Dict[Key, List[Key]]
     deployments: List[dict]
     services: Optional[Dict[tuple, dict]] = None  # (namespace, name) -> Service; None when not read
+    # snapshot field -> (namespace, DGD label) -> its objects, grouped on first use (``of_dgd``)
+    by_dgd: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[dict]]] = field(default_factory=dict, repr=False)
+
+    def of_dgd(self, snapshot, attr: str, namespace: str, name: str) -> List[dict]:
+        """The objects of the snapshot's list ``attr`` (componentdeployments, leaderworkersets, ...) in
+        ``namespace`` that carry DGD ``name``'s label, in list order. The list is grouped by (namespace, DGD
+        label) once per run, as build_views groups the pods, not filtered whole once per DGD."""
+        table = self.by_dgd.get(attr)
+        if table is None:
+            table = {}
+            for o in getattr(snapshot, attr, None) or []:
+                meta = o.get("metadata") or {}
+                table.setdefault((meta.get("namespace"), (meta.get("labels") or {}).get(DGD_LABEL)), []).append(o)
+            self.by_dgd[attr] = table
+        return list(table.get((namespace, name), []))
 
     def podgroup(self, pod: PodInfo) -> Optional[dict]:
         ref = pod.pod_group
@@ -327,10 +340,9 @@ def needed_secrets(views: List[DgdView]) -> set:
 
 
 def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:
-    """Seconds from one RFC 3339 time to another; None when either is missing."""
-    try:
-        a, b = (datetime.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (earlier, later))  # type: ignore
-    except (AttributeError, ValueError):
+    """Seconds from one RFC 3339 time to another; None when either is missing or unreadable."""
+    a, b = evidence.parse_time(earlier), evidence.parse_time(later)
+    if a is None or b is None:
         return None
     return (b - a).total_seconds()
 

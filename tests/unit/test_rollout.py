@@ -368,3 +368,26 @@ def test_doctor_flags_the_recorded_multinode_rollout_stuck_halfway(step, stalled
     codes = {(f["code"], (f["object"] or {}).get("name")) for f in diagnose(snap, views)["findings"]}
     assert (("rollout-stalled", "vllm-mn") in codes) is stalled
     assert not {c for c, _ in codes} & {"old-worker-generation", "worker-hash-missing", "max-unavailable-exceeded"}
+
+
+@pytest.mark.parametrize("step", ["01", "03", "05"])
+def test_rollout_inputs_are_the_dgds_labelled_objects_grouped_once(step):
+    """The rollout checks read each DGD's DCDs, LeaderWorkerSets and PodCliqueSets from lists grouped once per
+    run on the shared Index: the same objects, in list order, as filtering the whole list by namespace and
+    DGD label; and one RolloutInputs per view."""
+    from kubectl_dynamo.checks.rollout import inputs_of
+    from kubectl_dynamo.model.views import read_views
+
+    snap, views = read_views(RecordedCluster(str(RECORDED / "lws-rollout-multinode" / step)), None)
+    assert views
+    for view in views:
+        def filtered(attr):
+            return [o for o in getattr(snap, attr) or [] if o["metadata"].get("namespace") == view.namespace
+                    and (o["metadata"].get("labels") or {}).get("nvidia.com/dynamo-graph-deployment-name") == view.name]
+
+        inputs = inputs_of(view)
+        assert inputs is inputs_of(view)
+        assert inputs.dcds == filtered("componentdeployments") and inputs.dcds
+        assert inputs.workloads == {"LeaderWorkerSet": filtered("leaderworkersets"),
+                                    "PodCliqueSet": filtered("podcliquesets")}
+    assert set(views[0].index.by_dgd) == {"componentdeployments", "leaderworkersets", "podcliquesets"}
