@@ -189,8 +189,11 @@ def fold(text: str, width: Optional[int], indent: str = "") -> List[str]:
     (piped, ``-o wide``)."""
     if width is None or _width(text) <= width:
         return [text]
-    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
-                          drop_whitespace=True) or [text]
+    # the line's own indent goes in as initial_indent: left as a leading chunk, textwrap drops it
+    # (whitespace-only) when the first word does not fit after it
+    body = text.lstrip(" ")
+    lines = textwrap.wrap(body, width, initial_indent=text[: len(text) - len(body)], subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [text]
     # a single word wider than the terminal (a JSON argument) is cut: -o wide or a pipe shows it whole
     return [line if _width(line) <= width else cut(_COLOUR.sub("", line), width) for line in lines]
 

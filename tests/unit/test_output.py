@@ -156,3 +156,12 @@ def test_term_dumb_means_no_colour():
     e = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(), stdout_isatty=True,
                     environ={"TERM": "dumb"})
     assert not e.colors and env(tty=True).colors
+
+
+def test_fold_keeps_a_lines_indent_when_its_first_word_is_too_wide():
+    from kubectl_dynamo.output.render import fold
+
+    # textwrap dropped the whitespace-only first chunk when the first word did not fit after it
+    assert fold("      " + "y" * 40, 30, "        ") == ["      " + "y" * 23 + "…"]
+    assert fold("      " + "y" * 20 + " zz", 25, "        ") == ["      " + "y" * 18 + "…", "        zz"]
+    assert fold("  a bb cc", 6, "    ") == ["  a bb", "    cc"]
