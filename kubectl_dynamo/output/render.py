@@ -8,7 +8,6 @@ with NO_COLOR or TERM=dumb; ``table`` on a terminal is fitted to its width (both
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any, Iterable, List, Optional, Sequence
 
 from kubectl_dynamo.environment import Environment
@@ -168,6 +167,8 @@ def _lines(text: str, width: int, prose: bool, fit: bool) -> List[str]:
     lines = text.splitlines() or [""]
     if not fit or all(_width(line) <= width for line in lines):
         return lines
+    import textwrap  # only here and in fold: every command imports this module, few tables need wrapping
+
     out = []
     for line in lines:
         m = _PAINTED.fullmatch(line)
@@ -189,6 +190,8 @@ def fold(text: str, width: Optional[int], indent: str = "") -> List[str]:
     (piped, ``-o wide``)."""
     if width is None or _width(text) <= width:
         return [text]
+    import textwrap
+
     # the line's own indent goes in as initial_indent: left as a leading chunk, textwrap drops it
     # (whitespace-only) when the first word does not fit after it
     body = text.lstrip(" ")
