@@ -147,7 +147,7 @@ def format_check(e: CheckEntry, wide: bool, color: bool, width: Optional[int] = 
 
 
 def format_checks(data: Catalogue, wide: bool, color: bool, width: Optional[int] = None) -> str:
-    intro = folded(data.get("about", "").replace("`", "").replace("**", "").split("\n"), width)
+    intro = folded(_plain(data.get("about", "")).split("\n"), width)
     return "\n\n".join([intro] + [format_check(e, wide, color, width) for e in data["checks"]])
 
 
