@@ -7,7 +7,7 @@ Environment. Kept together so the look of every command is in one file.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from kubectl_dynamo.output.render import cut, fold, folded, grid, paint, yes_no
 from kubectl_dynamo.words import plural
@@ -104,20 +104,29 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] =
     out += ["", f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')}"
             + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
     if shown:
-        frows = []
-        for f, depth in nest_findings(shown):
-            o = f["object"] or {}
-            where = "/".join(x for x in (o.get("kind"), o.get("namespace"), o.get("name")) if x)
-            code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
-            row = [paint(f["severity"], f["severity"], color), code, where, f["message"]]
-            frows.append(row + ([f["hint"]] if wide else []))
-        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []), width,
-                         optional=("object",))]  # the message names the object too
+        out += ["", findings_grid(nest_findings(shown), width, color=color, hint="column" if wide else None)]
         if not wide:
             out.append("(-o wide adds the fix for each finding)")
     if r["skipped"]:
         out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
     return folded(out, width)
+
+
+def findings_grid(nested: Iterable[Tuple[Any, int]], width: Optional[int], *, color: bool = False,
+                  hint: Optional[str] = None, namespace: bool = True) -> str:
+    """doctor's findings table (severity, code under its cause, object, message) of (finding, depth)
+    pairs (``nest_findings``). ``hint``: "column" adds a HINT column, "beneath" puts "fix: ..." under
+    each message; ``namespace=False`` leaves the namespace out of OBJECT (one DGD's own findings)."""
+    rows = []
+    for f, depth in nested:
+        o = f["object"] or {}
+        where = "/".join(x for x in (o.get("kind"), o.get("namespace") if namespace else None, o.get("name")) if x)
+        code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
+        message = f["message"] + (f"\nfix: {f['hint']}" if hint == "beneath" and f.get("hint") else "")
+        rows.append([paint(f["severity"], f["severity"], color), code, where, message]
+                    + ([f["hint"]] if hint == "column" else []))
+    return grid(rows, ["severity", "code", "object", "message"] + (["hint"] if hint == "column" else []), width,
+                optional=("object",))  # the message names the object too
 
 
 def nest_findings(findings: list) -> list:
@@ -569,14 +578,10 @@ def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optiona
 
 # -- rollout -----------------------------------------------------------------------------------------
 
-def format_findings_lines(findings: list) -> str:
-    """Findings as doctor's table (severity, code, object, message) with each fix beneath."""
-    rows = []
-    for f in findings:
-        o = f["object"] or {}
-        rows.append([f["severity"], f["code"], "/".join(x for x in (o.get("kind"), o.get("name")) if x),
-                     f["message"] + (f"\nfix: {f['hint']}" if f.get("hint") else "")])
-    return grid(rows, ["severity", "code", "object", "message"])
+def format_findings_lines(findings: list, width: Optional[int] = None) -> str:
+    """Findings as doctor's table (severity, code, object, message) with each fix beneath, fitted to
+    a terminal ``width`` as doctor's (None: every cell whole)."""
+    return findings_grid(((f, 0) for f in findings), width, hint="beneath", namespace=False)
 
 
 def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:
