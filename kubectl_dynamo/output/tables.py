@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from kubectl_dynamo.output.render import cut, fold, folded, grid, paint, yes_no
+from kubectl_dynamo.output.render import cut, fold, folded, grid, natural_widths, paint, row_line, yes_no
 from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
@@ -503,17 +503,18 @@ def format_get(data: GetData, wide: bool, color: bool, width: Optional[int] = No
 
 
 def widths(headers: List[str], rows: List[List[Any]]) -> List[int]:
-    cells = [[h.upper() for h in headers]] + [["-" if c is None else str(c) for c in r] for r in rows]
-    return [max(len(r[i]) for r in cells if i < len(r)) for i in range(len(headers))]
+    """The columns of ``get -w``'s first table: grid's natural widths (every cell whole)."""
+    return natural_widths([h.upper() for h in headers], [_texts(r) for r in rows])
 
 
 def line(cells: List[Any], ws: List[int]) -> str:
     """One row of ``get -w`` laid out in the first table's columns ``ws``, as kubectl's watch keeps
     its widths (RememberWidths): the widest cell + 3, at least 6, the last column unpadded."""
-    from kubectl_dynamo.output.render import GAP, MIN_CELL
+    return row_line(_texts(cells), ws)
 
-    text = ["-" if c is None else str(c) for c in cells]
-    return "".join([c.ljust(max(w + GAP, MIN_CELL)) for c, w in zip(text[:-1], ws)] + text[-1:]).rstrip()
+
+def _texts(cells: List[Any]) -> List[str]:
+    return ["-" if c is None else str(c) for c in cells]
 
 
 
