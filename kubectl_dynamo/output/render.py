@@ -8,7 +8,6 @@ with NO_COLOR or TERM=dumb; ``table`` on a terminal is fitted to its width (both
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any, Iterable, List, Optional, Sequence
 
 from kubectl_dynamo.environment import Environment
@@ -100,8 +99,7 @@ def grid(rows: Iterable[Iterable[Any]], headers: Iterable[str], width: Optional[
     while True:
         head = [h.upper() for h in names]
         prose = [h.lower() in PROSE for h in names]
-        natural = [max([_width(head[i])] + [_width(line) for r in body for line in r[i].splitlines()])
-                   for i in range(len(head))]
+        natural = natural_widths(head, body)
         if width is None:
             cols = natural
             break
@@ -119,11 +117,21 @@ def grid(rows: Iterable[Iterable[Any]], headers: Iterable[str], width: Optional[
     for row in [head, *body]:
         cells = [_lines(text, w, p, width is not None) for text, w, p in zip(row, cols, prose)]
         for k in range(max(len(cell) for cell in cells)):
-            parts = [_pad(cell[k] if k < len(cell) else "", max(w + GAP, MIN_CELL))
-                     for cell, w in zip(cells[:-1], cols[:-1])]
-            parts.append(cells[-1][k] if k < len(cells[-1]) else "")
-            out.append("".join(parts).rstrip())
+            out.append(row_line([cell[k] if k < len(cell) else "" for cell in cells], cols))
     return "\n".join(out)
+
+
+def natural_widths(head: Sequence[str], body: Sequence[Sequence[str]]) -> List[int]:
+    """Each column's width with every cell whole: its widest line (header included); colour codes
+    take no width. (``get -w`` keeps the first table's, as kubectl's watch does.)"""
+    return [max([_width(head[i])] + [_width(line) for r in body if i < len(r) for line in r[i].splitlines()])
+            for i in range(len(head))]
+
+
+def row_line(cells: Sequence[str], cols: Sequence[int]) -> str:
+    """One line of a table in columns ``cols`` wide: every cell but the last padded to its column's
+    width + GAP (at least MIN_CELL), the last as it is; trailing blanks dropped."""
+    return "".join([_pad(c, max(w + GAP, MIN_CELL)) for c, w in zip(cells[:-1], cols)] + list(cells[-1:])).rstrip()
 
 
 def table_width(cols: List[int]) -> int:
@@ -168,6 +176,8 @@ def _lines(text: str, width: int, prose: bool, fit: bool) -> List[str]:
     lines = text.splitlines() or [""]
     if not fit or all(_width(line) <= width for line in lines):
         return lines
+    import textwrap  # only here and in fold: every command imports this module, few tables need wrapping
+
     out = []
     for line in lines:
         m = _PAINTED.fullmatch(line)
@@ -189,8 +199,13 @@ def fold(text: str, width: Optional[int], indent: str = "") -> List[str]:
     (piped, ``-o wide``)."""
     if width is None or _width(text) <= width:
         return [text]
-    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
-                          drop_whitespace=True) or [text]
+    import textwrap
+
+    # the line's own indent goes in as initial_indent: left as a leading chunk, textwrap drops it
+    # (whitespace-only) when the first word does not fit after it
+    body = text.lstrip(" ")
+    lines = textwrap.wrap(body, width, initial_indent=text[: len(text) - len(body)], subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [text]
     # a single word wider than the terminal (a JSON argument) is cut: -o wide or a pipe shows it whole
     return [line if _width(line) <= width else cut(_COLOUR.sub("", line), width) for line in lines]
 

@@ -7,9 +7,9 @@ Environment. Kept together so the look of every command is in one file.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from kubectl_dynamo.output.render import cut, fold, folded, grid, paint, yes_no
+from kubectl_dynamo.output.render import cut, fold, folded, grid, natural_widths, paint, row_line, yes_no
 from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
@@ -104,20 +104,29 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] =
     out += ["", f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')}"
             + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
     if shown:
-        frows = []
-        for f, depth in nest_findings(shown):
-            o = f["object"] or {}
-            where = "/".join(x for x in (o.get("kind"), o.get("namespace"), o.get("name")) if x)
-            code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
-            row = [paint(f["severity"], f["severity"], color), code, where, f["message"]]
-            frows.append(row + ([f["hint"]] if wide else []))
-        out += ["", grid(frows, ["severity", "code", "object", "message"] + (["hint"] if wide else []), width,
-                         optional=("object",))]  # the message names the object too
+        out += ["", findings_grid(nest_findings(shown), width, color=color, hint="column" if wide else None)]
         if not wide:
             out.append("(-o wide adds the fix for each finding)")
     if r["skipped"]:
         out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
     return folded(out, width)
+
+
+def findings_grid(nested: Iterable[Tuple[Any, int]], width: Optional[int], *, color: bool = False,
+                  hint: Optional[str] = None, namespace: bool = True) -> str:
+    """doctor's findings table (severity, code under its cause, object, message) of (finding, depth)
+    pairs (``nest_findings``). ``hint``: "column" adds a HINT column, "beneath" puts "fix: ..." under
+    each message; ``namespace=False`` leaves the namespace out of OBJECT (one DGD's own findings)."""
+    rows = []
+    for f, depth in nested:
+        o = f["object"] or {}
+        where = "/".join(x for x in (o.get("kind"), o.get("namespace") if namespace else None, o.get("name")) if x)
+        code = ("  " * (depth - 1) + "└ " if depth else "") + f["code"]
+        message = f["message"] + (f"\nfix: {f['hint']}" if hint == "beneath" and f.get("hint") else "")
+        rows.append([paint(f["severity"], f["severity"], color), code, where, message]
+                    + ([f["hint"]] if hint == "column" else []))
+    return grid(rows, ["severity", "code", "object", "message"] + (["hint"] if hint == "column" else []), width,
+                optional=("object",))  # the message names the object too
 
 
 def nest_findings(findings: list) -> list:
@@ -147,7 +156,7 @@ def format_check(e: CheckEntry, wide: bool, color: bool, width: Optional[int] = 
 
 
 def format_checks(data: Catalogue, wide: bool, color: bool, width: Optional[int] = None) -> str:
-    intro = folded(data.get("about", "").replace("`", "").replace("**", "").split("\n"), width)
+    intro = folded(_plain(data.get("about", "")).split("\n"), width)
     return "\n\n".join([intro] + [format_check(e, wide, color, width) for e in data["checks"]])
 
 
@@ -494,17 +503,18 @@ def format_get(data: GetData, wide: bool, color: bool, width: Optional[int] = No
 
 
 def widths(headers: List[str], rows: List[List[Any]]) -> List[int]:
-    cells = [[h.upper() for h in headers]] + [["-" if c is None else str(c) for c in r] for r in rows]
-    return [max(len(r[i]) for r in cells if i < len(r)) for i in range(len(headers))]
+    """The columns of ``get -w``'s first table: grid's natural widths (every cell whole)."""
+    return natural_widths([h.upper() for h in headers], [_texts(r) for r in rows])
 
 
 def line(cells: List[Any], ws: List[int]) -> str:
     """One row of ``get -w`` laid out in the first table's columns ``ws``, as kubectl's watch keeps
     its widths (RememberWidths): the widest cell + 3, at least 6, the last column unpadded."""
-    from kubectl_dynamo.output.render import GAP, MIN_CELL
+    return row_line(_texts(cells), ws)
 
-    text = ["-" if c is None else str(c) for c in cells]
-    return "".join([c.ljust(max(w + GAP, MIN_CELL)) for c, w in zip(text[:-1], ws)] + text[-1:]).rstrip()
+
+def _texts(cells: List[Any]) -> List[str]:
+    return ["-" if c is None else str(c) for c in cells]
 
 
 
@@ -569,14 +579,10 @@ def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optiona
 
 # -- rollout -----------------------------------------------------------------------------------------
 
-def format_findings_lines(findings: list) -> str:
-    """Findings as doctor's table (severity, code, object, message) with each fix beneath."""
-    rows = []
-    for f in findings:
-        o = f["object"] or {}
-        rows.append([f["severity"], f["code"], "/".join(x for x in (o.get("kind"), o.get("name")) if x),
-                     f["message"] + (f"\nfix: {f['hint']}" if f.get("hint") else "")])
-    return grid(rows, ["severity", "code", "object", "message"])
+def format_findings_lines(findings: list, width: Optional[int] = None) -> str:
+    """Findings as doctor's table (severity, code, object, message) with each fix beneath, fitted to
+    a terminal ``width`` as doctor's (None: every cell whole)."""
+    return findings_grid(((f, 0) for f in findings), width, hint="beneath", namespace=False)
 
 
 def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:

@@ -34,8 +34,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import yaml
 
+from tests.generative.dgd import dgd_schema
+
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "kubectl_dynamo" / "data" / "dgd-schema.json"
 DATA = REPO / "tests" / "data"
 
 Path_ = Tuple[Any, ...]
@@ -59,7 +60,7 @@ RUNTIME_VERSIONS = [None, "1.5.0", "1.6.0", "0.1.0", "1.5", "01.5.0", "99999.0.0
 
 
 def schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))["versions"]
+    return dgd_schema()["versions"]
 
 
 def _plain(doc: Any) -> Any:

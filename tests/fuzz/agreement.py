@@ -94,8 +94,8 @@ def replay(orchestrator: Optional[str] = None) -> Iterator[Replay]:
                 provider, findings = results[row["dgd"]]
                 refused = bool(findings)
             else:  # explain saw fewer DGDs than the operator: count it as a disagreement
-                provider, findings, refused = orchestrator or "grove", [{"code": "missing-document"}], not row["grove"]["ok"]
-                refused = not refused
+                provider, findings = orchestrator or "grove", [{"code": "missing-document"}]
+                refused = row[provider]["ok"]  # the opposite of the verdict below, of this provider
             verdict = row[provider]
             yield Replay(case, row["dgd"], provider, verdict["ok"], refused, verdict.get("errors") or [], findings)
 

@@ -10,7 +10,9 @@ API server owns.
 
 from __future__ import annotations
 
+import gzip
 import json
+from pathlib import Path
 from typing import Dict, List, Tuple
 
 from kubectl_dynamo.operator import api
@@ -168,3 +170,34 @@ def compare_objects(name: str, render: dict, item: dict, provider: str) -> List[
     for w, g in zip(want, got):
         problems += [f"{name}/{g['metadata']['name']}{d}" for d in diff(without_pod_specs(w), without_pod_specs(g))]
     return problems
+
+
+# -- the generated sets (tests/data/generative/oracle-<origin>.jsonl.gz) --------------------------------
+
+def records(path: Path) -> List[dict]:
+    """The records of one recorded generated set: each DGD drawn, its admission and the renders."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def has_role_templates(doc: dict) -> bool:
+    return any(r.get("podTemplate") for c in (doc.get("spec") or {}).get("components") or []
+               for r in c.get("roles") or [])
+
+
+def check(record: dict, provider: str, origin: str, objects: bool = True) -> Tuple[List[str], int, int]:
+    """(problems, components compared, components exact) of explain against one recorded DGD's
+    render with ``provider`` (which must have admitted it); ``objects``: the objects too."""
+    from kubectl_dynamo.commands import explain
+
+    doc = record["input"]
+    name = f"{doc['metadata']['name']}[{provider}]"
+    item = explain.explain_one(json.loads(json.dumps(doc)), orchestrator=provider, operator_version=origin,
+                               objects=objects)
+    problems, compared, exact = compare_roles(name, record[provider], item)
+    # The 1.6 oracle renders a role template's LeaderWorkerSet pod metadata with 1.5 code
+    # (PROVENANCE.md): its pod specs count, that metadata is no evidence about 1.6.
+    component_path = not record[provider].get("podCliqueSet")  # DCDs: Deployments / LeaderWorkerSets
+    if objects and not (origin.startswith("1.6") and component_path and has_role_templates(doc)):
+        problems += compare_objects(name, record[provider], item, provider)
+    return problems, compared, exact

@@ -61,12 +61,13 @@ def _name(rng: random.Random, prefix: str = "") -> str:
 # ---- the schema side -------------------------------------------------------------------------
 
 @functools.cache
-def _schema() -> dict:
-    return json.loads(SCHEMA_FILE.read_text())
+def dgd_schema() -> dict:
+    """The CRD's OpenAPI schema, read once (shared with tests/fuzz/admission.py): nothing may change it."""
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
 def component_schema(version: str = "v1beta1") -> dict:
-    return _schema()["versions"][version]["properties"]["spec"]["properties"]["components"]["items"]
+    return dgd_schema()["versions"][version]["properties"]["spec"]["properties"]["components"]["items"]
 
 
 def pod_spec_schema() -> dict:

@@ -11,41 +11,23 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
 import re
 import sys
 from pathlib import Path
-from typing import Iterator
 
 from kubectl_dynamo.commands import explain
-from tests.generative.compare import compare_objects, compare_roles
+from tests.generative.compare import check, compare_roles, records
 
 PROVIDERS = ("grove", "lws")
-
-
-def records(path: Path) -> Iterator[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            yield json.loads(line)
 
 
 def origin_of(path: Path) -> str:
     return re.search(r"(\d+\.\d+\.\d+)", path.name).group(1)  # type: ignore[union-attr]
 
 
-def check(record: dict, provider: str, origin: str, objects: bool = False):
-    """(problems, components compared, components exact) for one recorded DGD and provider."""
-    name = record["input"]["metadata"]["name"]
-    item = explain.explain_one(record["input"], orchestrator=provider, operator_version=origin, objects=objects)
-    problems, compared, exact = compare_roles(name, record[provider], item)
-    if objects:
-        problems += compare_objects(name, record[provider], item, provider)
-    return problems, compared, exact
-
-
 def _class(problem: str) -> str:
-    text = re.sub(r"^g\d+-\w+(/[^/.:]+(/[^/.:]+)?)?", "", problem)
+    text = re.sub(r"^g\d+-\w+(\[\w+\])?(/[^/.:]+(/[^/.:]+)?)?", "", problem)
     text = re.sub(r"\[\d+\]", "[]", text)
     return re.sub(r"(operator|explain|only in [a-z ]+:) .*", r"\1 …", text)[:160]
 

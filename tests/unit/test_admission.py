@@ -82,3 +82,15 @@ def test_every_cel_rule_of_the_bundled_crd_is_modelled():
     ("my-registry/sglang-runtime:my-tag", False), ("registry:5000/x", False), ("x", False), ("x:01.0.0", False)])
 def test_image_version(image, parses):
     assert webhooks.image_version(image) is parses
+
+
+def test_a_document_explain_did_not_see_counts_against_the_verdict_of_its_provider(monkeypatch):
+    """explain saw fewer DGDs than the operator: the replay disagrees with that provider's verdict
+    (it read the Grove verdict whatever the provider)."""
+    rows = [{"case": "c", "dgd": 1, "grove": {"ok": False}, "lws": {"ok": True}}]
+    monkeypatch.setattr(agreement, "verdicts", lambda: rows)
+    monkeypatch.setattr(agreement, "generated", lambda: {"c": ""})
+    monkeypatch.setattr(agreement, "explain_validation", lambda *a: [("lws", [])])
+    (r,) = agreement.replay("lws")
+    assert r.provider == "lws" and r.admitted and r.refused_by_explain
+    assert agreement.matrix([r])["admitted-refused"] == 1

@@ -156,3 +156,26 @@ def test_term_dumb_means_no_colour():
     e = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(), stdout_isatty=True,
                     environ={"TERM": "dumb"})
     assert not e.colors and env(tty=True).colors
+
+
+def test_fold_keeps_a_lines_indent_when_its_first_word_is_too_wide():
+    from kubectl_dynamo.output.render import fold
+
+    # textwrap dropped the whitespace-only first chunk when the first word did not fit after it
+    assert fold("      " + "y" * 40, 30, "        ") == ["      " + "y" * 23 + "…"]
+    assert fold("      " + "y" * 20 + " zz", 25, "        ") == ["      " + "y" * 18 + "…", "        zz"]
+    assert fold("  a bb cc", 6, "    ") == ["  a bb", "    cc"]
+
+
+def test_rollout_findings_fit_a_width_and_are_whole_without_one():
+    from kubectl_dynamo.output.tables import format_findings_lines
+
+    findings = [{"severity": "error", "code": "rollout-stalled", "object": {"kind": "DynamoGraphDeployment",
+                 "namespace": "ns", "name": "llm"}, "message": "the rollout made no progress for ten minutes " * 3,
+                 "hint": "kubectl dynamo doctor -n ns llm shows what holds it"}]
+    whole = format_findings_lines(findings)
+    assert "DynamoGraphDeployment/llm" in whole and "fix: kubectl dynamo doctor -n ns llm shows what holds it" in whole
+    assert max(len(line) for line in whole.splitlines()) > 80
+    fitted = format_findings_lines(findings, 80).splitlines()
+    assert max(len(line) for line in fitted) <= 80
+    assert " ".join(" ".join(fitted).split()).count("ten minutes") == 3
