@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from kubectl_dynamo.operator import grove as grove_names
 from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
+from kubectl_dynamo.operator.vllm import has_arg
 
 Problem = Tuple[str, str]
 
@@ -320,12 +321,8 @@ def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
     if framework != "vllm" or main is None or main.get("command"):
         return []
     tokens = [t for arg in _list(main.get("args")) if isinstance(arg, str) for t in arg.split()]
-
-    def has_arg(flag: str) -> bool:  # utils.go hasArg on the expanded line
-        return any(f"{flag} ray" in t or f"{flag}=ray" in t or (t == flag and tokens[i + 1:i + 2] == ["ray"])
-                   for i, t in enumerate(tokens))
-
-    if "--enable-elastic-ep" in tokens and (has_arg("--data-parallel-backend") or has_arg("-dpb")):
+    if "--enable-elastic-ep" in tokens and (has_arg(tokens, "--data-parallel-backend", "ray")
+                                            or has_arg(tokens, "-dpb", "ray")):  # utils.go hasArg on the expanded line
         return [(f"{path}.podTemplate.spec.containers[{index}].command", "Required value: elastic expert parallelism "
                  "(--enable-elastic-ep with --data-parallel-backend ray) requires an explicit container command")]
     return []
