@@ -198,11 +198,15 @@ def problems(plain: dict, grove: bool) -> List[Problem]:
     alpha = str(plain.get("apiVersion", "")).endswith("/v1alpha1")
     # the API server defaults the request version, converts, and defaults the storage version
     request = defaults.apply(copy.deepcopy(plain), "v1alpha1" if alpha else "v1beta1")
-    try:
-        beta, _ = to_v1beta1(request, force=True, stored=True) if alpha else (request, [])
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return []  # the schema errors already say why
-    beta = defaults.apply(copy.deepcopy(dict(beta)), "v1beta1")
+    if alpha:
+        try:
+            converted, _ = to_v1beta1(request, force=True, stored=True)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return []  # the schema errors already say why
+        # a copy: the mutating webhook below changes it, and _alpha_spec still reads the request
+        beta = defaults.apply(copy.deepcopy(dict(converted)), "v1beta1")
+    else:
+        beta = request  # a private copy, already v1beta1-defaulted (defaulting again adds nothing)
     provider = default(beta, grove)
     meta = _map(beta.get("metadata"))
     spec = _map(beta.get("spec"))
