@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Dict, List, Optional, Tuple, Union
 
 from kubectl_dynamo.operator.api import BACKENDS as FRAMEWORKS
-from kubectl_dynamo.operator.api import NOOP, WORKER_TYPES
+from kubectl_dynamo.operator.api import NOOP, ROLE_TEMPLATES_SINCE, WORKER_TYPES
 from kubectl_dynamo.operator.quoting import shell_quote_for_bash_c
 
 WS = r"[\t\n\f\r ]"  # Go RE2 \s
@@ -111,7 +111,7 @@ def component_backend_framework(component: dict, explicit: Optional[str], operat
 
     ctype = component.get("type") or ""
     templates = [component.get("podTemplate")] if component.get("podTemplate") else []
-    if versions.at_least(operator_version, "1.6.0"):
+    if versions.at_least(operator_version, ROLE_TEMPLATES_SINCE):
         templates += [r["podTemplate"] for r in component.get("roles") or []
                       if isinstance(r, dict) and r.get("podTemplate")]
     elif not templates:

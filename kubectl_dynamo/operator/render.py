@@ -191,7 +191,7 @@ def _render_role(component: dict, template: Optional[dict], framework: str, ctx:
 def _render_component(
     component: dict, *, dgd_name: str, namespace: str, spec: dict, dgd_annotations: Dict[str, str],
     deployer: MultinodeDeployer, operator_version: str, origin: Optional[str], scheduler: Optional[str],
-    ssh_secret_name: str, worker_hash: str, changes: bool = False,
+    ssh_secret_name: str, worker_hash: str, dgd_framework: Optional[str], changes: bool = False,
 ) -> Tuple[dict, List[dict]]:
     name = component.get("name") or ""
     ctype = component.get("type") or ""
@@ -219,10 +219,10 @@ def _render_component(
     # Off Grove each DCD carries the DGD-wide framework (spec.backendFramework, else the one detected
     # in the worker components) and the DCD controller renders with it as the explicit one
     # (ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go backendFrameworkForGeneratedDCDs,
-    # GetBackendFrameworkFromDynamoComponent).
+    # GetBackendFrameworkFromDynamoComponent). The caller computes that DGD-wide value once.
     explicit = spec.get("backendFramework")
     if deployer.name != "grove":
-        explicit = workerhash.dgd_backend_framework(spec, operator_version) or explicit
+        explicit = dgd_framework or explicit
     framework, err = component_backend_framework(
         {**component, "podTemplate": templates[role_names[0]]} if not role_templates else component, explicit,
         operator_version)
@@ -415,12 +415,16 @@ def explain_dgd(
     stored = {"metadata": {**metadata, "namespace": namespace or "default", "annotations": effective},
               "spec": {**spec, "components": [{**c, "replicas": 1 if c.get("replicas") is None else c["replicas"]}
                                               for c in components]}}
-    worker_hash = workerhash.for_dgd(stored, op_version)
+    # backendFrameworkForGeneratedDCDs is DGD-wide: computed once, for the worker hash and for every
+    # DCD off Grove (only where one of them needs it: a new hash, or a provider other than Grove).
+    dgd_framework = (workerhash.dgd_backend_framework(spec, op_version)
+                     if chosen.provider != "grove" or not workerhash.stored(effective) else None)
+    worker_hash = workerhash.for_dgd(stored, op_version, backend=dgd_framework)
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,
             deployer=deployer, operator_version=op_version, origin=origin, scheduler=chosen.scheduler,
-            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash, changes=changes,
+            ssh_secret_name=ssh_secret_name, worker_hash=worker_hash, dgd_framework=dgd_framework, changes=changes,
         )
         rendered.append(out)
         findings += comp_findings

@@ -130,11 +130,14 @@ def command_line_has(container: dict, flag: str, value: str) -> bool:
     return False
 
 
-def _args_have(container: dict, flag: str, value: str) -> bool:
-    """``containerHasArg``: ``flag value`` / ``flag=value`` inside an arg, or as two args."""
-    args = container.get("args") or []
-    return any(f"{flag} {value}" in a or f"{flag}={value}" in a or (a == flag and i + 1 < len(args) and args[i + 1] == value)
-               for i, a in enumerate(args))
+def has_arg(tokens: List[str], flag: str, value: str) -> bool:
+    """``hasArg`` (internal/dynamo/utils.go): ``flag value`` / ``flag=value`` inside a token, or as two tokens.
+
+    The one matcher for "this flag has this value": on a container's args (``containerHasArg``) and on
+    its expanded command line (``ensure_command_line_flag``, the webhook's elastic-EP check)."""
+    joined, equals = f"{flag} {value}", f"{flag}={value}"
+    return any(joined in t or equals in t or (t == flag and i + 1 < len(tokens) and tokens[i + 1] == value)
+               for i, t in enumerate(tokens))
 
 
 def single_pod_elastic_ep(container: dict) -> bool:
@@ -215,13 +218,6 @@ def _authored_mp(container: dict) -> bool:
     return mp
 
 
-def _has_arg(tokens: List[str], flag: str, value: str) -> bool:
-    """``hasArg`` (internal/dynamo/utils.go)."""
-    joined, equals = f"{flag} {value}", f"{flag}={value}"
-    return any(joined in t or equals in t or (t == flag and i + 1 < len(tokens) and tokens[i + 1] == value)
-               for i, t in enumerate(tokens))
-
-
 def _inject_direct(command: str, flags: str, executable: str = "vllm", subcommand: str = "serve") -> str:
     """``injectFlagsIntoDirectCommand``: after a ``vllm serve`` segment of a shell line."""
     direct = f"{executable} {subcommand}".strip()
@@ -231,7 +227,7 @@ def _inject_direct(command: str, flags: str, executable: str = "vllm", subcomman
 
 def ensure_command_line_flag(container: dict, flag: str, value: str) -> None:
     def has() -> bool:
-        return _has_arg(_command_line(container), flag, value)
+        return has_arg(_command_line(container), flag, value)
 
     if has():
         return
@@ -335,7 +331,7 @@ def update_container(container: dict, ctx: RoleContext) -> Decision:
     """Mutate the main container as vLLM's UpdateContainer does; return the chosen mode."""
     if ctx.inter_pod_gms:
         # Engines load weights from the rank's GMS weight-server pod.
-        if not _args_have(container, "--load-format", "gms"):
+        if not has_arg(container.get("args") or [], "--load-format", "gms"):  # containerHasArg
             inject_flags_into_container_command(container, "--load-format gms", False, "vllm")
         if ctx.inter_pod_failover:
             _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})

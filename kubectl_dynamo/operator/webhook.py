@@ -217,7 +217,7 @@ def template_source_mode(name: str, component: dict, nodes: int, operator_versio
     if not roles:
         return []
     out: List[dict] = []
-    if not versions.at_least(operator_version, "1.6.0"):
+    if not versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE):
         return [finding(
             "template-source-mode", ERROR, name,
             f"components[].roles exists only from operator 1.6.0; operator {operator_version} rejects or prunes it "

@@ -12,13 +12,14 @@ the operator would not generate DCDs at all (workers of two different backends).
 from __future__ import annotations
 
 import re
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from kubectl_dynamo.operator import api, versions
 from kubectl_dynamo.operator.goencode import sha256_hex
 
 PLACEHOLDER = "<worker-hash>"
 ANN_V1 = "nvidia.com/current-worker-hash"
+_UNSET: Any = object()  # for_dgd: the caller did not pass the backend
 
 
 def stored(annotations: Optional[Mapping[str, str]]) -> Optional[str]:
@@ -28,14 +29,16 @@ def stored(annotations: Optional[Mapping[str, str]]) -> Optional[str]:
     return annotations.get(ANN_V1) or annotations.get(api.ANN_WORKER_HASH_V2) or None
 
 
-def for_dgd(dgd: dict, operator_version: str = "1.5.0") -> str:
+def for_dgd(dgd: dict, operator_version: str = "1.5.0", *, backend: Any = _UNSET) -> str:
     """What explain renders for a stored v1beta1 DGD (CRD defaults and webhook applied): the suffix
     the operator stored on it, else the hash it computes for a new DGD, else (a DGD the operator
-    refuses to generate DCDs for) the placeholder."""
+    refuses to generate DCDs for) the placeholder. ``backend``: ``dgd_backend_framework`` of this
+    DGD's spec where the caller already has it."""
     value = stored((dgd.get("metadata") or {}).get("annotations"))
     if value:
         return value
-    backend = dgd_backend_framework(dgd.get("spec") or {}, operator_version)
+    if backend is _UNSET:
+        backend = dgd_backend_framework(dgd.get("spec") or {}, operator_version)
     return PLACEHOLDER if backend is None else compute(dgd, backend, operator_version)
 
 

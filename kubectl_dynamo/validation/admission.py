@@ -53,7 +53,7 @@ def validation(doc: dict, *, full: bool = True, provider: Optional[str] = None,
 def webhook_findings(plain: dict, provider: Optional[str], operator_version: Optional[str]) -> List[dict]:
     """The operator's admission webhooks (validation/webhooks.py) on CREATE, and the fields an older
     operator's CRD does not have."""
-    from kubectl_dynamo.operator import selection, versions
+    from kubectl_dynamo.operator import api, selection, versions
     from kubectl_dynamo.validation import webhooks
 
     meta: dict = plain["metadata"] if isinstance(plain.get("metadata"), dict) else {}
@@ -64,7 +64,7 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
     out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
                              "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
             for path, message in webhooks.offline_notes(plain, grove)]
-    if not versions.at_least(operator_version or versions.NEWEST, "1.6.0"):
+    if not versions.at_least(operator_version or versions.NEWEST, api.ROLE_TEMPLATES_SINCE):
         spec: dict = plain["spec"] if isinstance(plain.get("spec"), dict) else {}
         for i, comp in enumerate(spec.get("components") or []):
             if isinstance(comp, dict) and "roles" in comp:

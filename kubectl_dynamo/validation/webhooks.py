@@ -23,21 +23,17 @@ import copy
 import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator import grove as grove_names
+from kubectl_dynamo.operator.convert import FRONTEND_SIDECAR_CONTAINER
 from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
+from kubectl_dynamo.operator.vllm import has_arg
 
 Problem = Tuple[str, str]
 
-ENABLE_GROVE = "nvidia.com/enable-grove"
-WORKLOAD_PROVIDER = "nvidia.com/workload-provider"
-ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"
-VLLM_BACKEND = "nvidia.com/vllm-distributed-executor-backend"
 GROVE_UPDATE_STRATEGY = "nvidia.com/grove-update-strategy"
-DISCOVERY_MODE = "nvidia.com/dynamo-kube-discovery-mode"
 GPU_POWER_LIMIT = "dynamo.nvidia.com/gpu-power-limit"
 GROVE_API_VERSION = "grove.io/v1alpha1"
-MAX_COMBINED_NAME = 45  # consts.MaxCombinedGroveResourceNameLength
-FRONTEND_SIDECAR = "sidecar-frontend"
 RUNTIME_VERSION_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
 GROVE_ONLY = "is currently supported only for Grove-backed DynamoGraphDeployment components"
 TOPOLOGY_OVERRIDE_CONFLICT = ("cannot be combined with spec.topologyConstraint or components[].topologyConstraint; use "
@@ -119,7 +115,7 @@ def pcs_name(dgd_name: str, components: List[dict]) -> str:
     for c in components:
         lower = str(c.get("name", "")).lower()
         worst = max(worst, len(lower) + len(longest_clique(c)) if uses_pcsg(c) else len(lower))
-    budget = max(MAX_COMBINED_NAME - worst, 8)
+    budget = max(grove_names.MAX_COMBINED_NAME_LENGTH - worst, grove_names.MIN_PCS_NAME_LENGTH)
     if len(dgd_name) <= budget:
         return dgd_name
     return f"{dgd_name[:budget - 5]}-{grove_names.fnv32a(dgd_name.encode()) & 0xFFFF:04x}"
@@ -175,9 +171,9 @@ def default(beta: dict, grove: bool) -> str:
     """DGDDefaulter.Default on CREATE, in place; returns the workload provider it selects."""
     meta = beta.setdefault("metadata", {})
     annotations = meta.setdefault("annotations", {})
-    opted_out = str(annotations.get(ENABLE_GROVE, "")).lower() == "false"
+    opted_out = str(annotations.get(api.ANN_ENABLE_GROVE, "")).lower() == "false"
     provider = "grove" if grove and not opted_out else "component"
-    annotations[WORKLOAD_PROVIDER] = provider  # the controller-owned annotation is derived, never taken
+    annotations[api.ANN_WORKLOAD_PROVIDER] = provider  # the controller-owned annotation is derived, never taken
     spec = _map(beta.get("spec"))
     for _, override, scope, c in _overrides(spec):
         if not override.get("target"):
@@ -202,11 +198,15 @@ def problems(plain: dict, grove: bool) -> List[Problem]:
     alpha = str(plain.get("apiVersion", "")).endswith("/v1alpha1")
     # the API server defaults the request version, converts, and defaults the storage version
     request = defaults.apply(copy.deepcopy(plain), "v1alpha1" if alpha else "v1beta1")
-    try:
-        beta, _ = to_v1beta1(request, force=True, stored=True) if alpha else (request, [])
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return []  # the schema errors already say why
-    beta = defaults.apply(copy.deepcopy(dict(beta)), "v1beta1")
+    if alpha:
+        try:
+            converted, _ = to_v1beta1(request, force=True, stored=True)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return []  # the schema errors already say why
+        # a copy: the mutating webhook below changes it, and _alpha_spec still reads the request
+        beta = defaults.apply(copy.deepcopy(dict(converted)), "v1beta1")
+    else:
+        beta = request  # a private copy, already v1beta1-defaulted (defaulting again adds nothing)
     provider = default(beta, grove)
     meta = _map(beta.get("metadata"))
     spec = _map(beta.get("spec"))
@@ -220,26 +220,26 @@ def problems(plain: dict, grove: bool) -> List[Problem]:
 def _object_meta(annotations: dict, spec: dict) -> List[Problem]:
     out: List[Problem] = []
     where = "metadata.annotations"
-    if ORIGIN_VERSION in annotations and not _SEMVER.match(str(annotations[ORIGIN_VERSION])):
-        out.append((f"{where}[{ORIGIN_VERSION}]", f"Invalid value: {annotations[ORIGIN_VERSION]!r}: must be valid semver"))
+    if api.ANN_ORIGIN_VERSION in annotations and not _SEMVER.match(str(annotations[api.ANN_ORIGIN_VERSION])):
+        out.append((f"{where}[{api.ANN_ORIGIN_VERSION}]", f"Invalid value: {annotations[api.ANN_ORIGIN_VERSION]!r}: must be valid semver"))
     out += _vllm_backend(annotations, where)
     if GROVE_UPDATE_STRATEGY in annotations and annotations[GROVE_UPDATE_STRATEGY] not in ("RollingRecreate", "OnDelete"):
         out.append((f"{where}[{GROVE_UPDATE_STRATEGY}]", f"Unsupported value: {annotations[GROVE_UPDATE_STRATEGY]!r}: "
                     'supported values: "RollingRecreate", "OnDelete"'))
-    if DISCOVERY_MODE in annotations and annotations[DISCOVERY_MODE] not in ("pod", "container"):
-        out.append((f"{where}[{DISCOVERY_MODE}]", f"Unsupported value: {annotations[DISCOVERY_MODE]!r}: "
+    if api.ANN_KUBE_DISCOVERY_MODE in annotations and annotations[api.ANN_KUBE_DISCOVERY_MODE] not in ("pod", "container"):
+        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Unsupported value: {annotations[api.ANN_KUBE_DISCOVERY_MODE]!r}: "
                     'supported values: "pod", "container"'))
     intra_failover = any(_mode(_map(_map(c).get("experimental")).get("failover")) == "IntraPod"
                          for c in _list(spec.get("components")) if _map(_map(c).get("experimental")).get("failover"))
-    if intra_failover and annotations.get(DISCOVERY_MODE) != "container":
-        out.append((f"{where}[{DISCOVERY_MODE}]", f"Invalid value: {annotations.get(DISCOVERY_MODE, '')!r}: "
+    if intra_failover and annotations.get(api.ANN_KUBE_DISCOVERY_MODE) != "container":
+        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Invalid value: {annotations.get(api.ANN_KUBE_DISCOVERY_MODE, '')!r}: "
                     'must be "container" when intra-pod failover is configured'))
     return out
 
 
 def _vllm_backend(annotations: dict, where: str) -> List[Problem]:
-    if VLLM_BACKEND in annotations and str(annotations[VLLM_BACKEND]).lower() not in ("mp", "ray"):
-        return [(f"{where}[{VLLM_BACKEND}]", f'Invalid value: {annotations[VLLM_BACKEND]!r}: must be "mp" or "ray"')]
+    if api.ANN_VLLM_EXECUTOR_BACKEND in annotations and str(annotations[api.ANN_VLLM_EXECUTOR_BACKEND]).lower() not in ("mp", "ray"):
+        return [(f"{where}[{api.ANN_VLLM_EXECUTOR_BACKEND}]", f'Invalid value: {annotations[api.ANN_VLLM_EXECUTOR_BACKEND]!r}: must be "mp" or "ray"')]
     return []
 
 
@@ -261,9 +261,9 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool) -> 
         path = f"spec.components[{i}]"
         if grove:
             combined = len(pcs) + len(str(c.get("name", "")).lower()) + (len(longest_clique(c)) if uses_pcsg(c) else 0)
-            if combined > MAX_COMBINED_NAME:
+            if combined > grove_names.MAX_COMBINED_NAME_LENGTH:
                 out.append((f"{path}.name", f"Invalid value: {c.get('name')!r}: combined resource name length {combined} "
-                            f"exceeds the {MAX_COMBINED_NAME}-character pod-name limit; shorten DynamoGraphDeployment "
+                            f"exceeds the {grove_names.MAX_COMBINED_NAME_LENGTH}-character pod-name limit; shorten DynamoGraphDeployment "
                             f"name {dgd_name!r} or component name {c.get('name')!r}"))
         gms = _gms(c)
         if gms is not None and _mode(gms) == "InterPod":
@@ -320,12 +320,8 @@ def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
     if framework != "vllm" or main is None or main.get("command"):
         return []
     tokens = [t for arg in _list(main.get("args")) if isinstance(arg, str) for t in arg.split()]
-
-    def has_arg(flag: str) -> bool:  # utils.go hasArg on the expanded line
-        return any(f"{flag} ray" in t or f"{flag}=ray" in t or (t == flag and tokens[i + 1:i + 2] == ["ray"])
-                   for i, t in enumerate(tokens))
-
-    if "--enable-elastic-ep" in tokens and (has_arg("--data-parallel-backend") or has_arg("-dpb")):
+    if "--enable-elastic-ep" in tokens and (has_arg(tokens, "--data-parallel-backend", "ray")
+                                            or has_arg(tokens, "-dpb", "ray")):  # utils.go hasArg on the expanded line
         return [(f"{path}.podTemplate.spec.containers[{index}].command", "Required value: elastic expert parallelism "
                  "(--enable-elastic-ep with --data-parallel-backend ray) requires an explicit container command")]
     return []
@@ -520,9 +516,9 @@ def _alpha_spec(spec: dict) -> List[Problem]:
         if isinstance(s.get("eppConfig"), dict) and ("configMapRef" in s["eppConfig"]) == ("config" in s["eppConfig"]):
             out.append((f"{path}.eppConfig", "Forbidden: exactly one of configMapRef or config is required"))
         eps = _map(s.get("extraPodSpec"))
-        if "frontendSidecar" in s and any(_map(x).get("name") == FRONTEND_SIDECAR for x in _list(eps.get("containers"))):
+        if "frontendSidecar" in s and any(_map(x).get("name") == FRONTEND_SIDECAR_CONTAINER for x in _list(eps.get("containers"))):
             out.append((f"{path}.frontendSidecar", f'Forbidden: cannot inject frontend sidecar: a container named '
-                        f'"{FRONTEND_SIDECAR}" already exists in extraPodSpec.containers'))
+                        f'"{FRONTEND_SIDECAR_CONTAINER}" already exists in extraPodSpec.containers'))
         failover = _map(s.get("failover"))
         if failover.get("enabled") and failover.get("mode", "intraPod") == "intraPod" \
                 and failover.get("numShadows", 0) not in (0, 1):
