@@ -184,7 +184,7 @@ def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, time
     else:
         from kubectl_dynamo.output.tables import format_findings_lines
 
-        env.out(format_findings_lines(findings))
+        env.out(format_findings_lines(findings, env.table_width))
     env.stdout.flush()
     return ExitCode.FINDINGS
 
