@@ -40,7 +40,8 @@ def inputs_of(view) -> RolloutInputs:
         cached = RolloutInputs(dgd=view.raw, dcds=_mine(view, "componentdeployments"),
                                pods=[p.raw for c in view.components for g in c.groups.values() for p in g.pods],
                                workloads={"LeaderWorkerSet": _mine(view, "leaderworkersets"),
-                                          "PodCliqueSet": _mine(view, "podcliquesets")},
+                                          "PodCliqueSet": _mine(view, "podcliquesets"),
+                                          "PodClique": _mine(view, "podcliques")},
                                events=events)
         view._rollout_inputs = cached
     return cached

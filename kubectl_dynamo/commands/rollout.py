@@ -2,7 +2,7 @@
 
 ``status`` lists, then follows with one WATCH per kind (``cluster/streams.Watched``: resumed when
 the server ends it, re-listed on 410 Gone) the DGD, its DynamoComponentDeployments, pods,
-LeaderWorkerSets, Deployments, PodCliqueSets and events (each by the DGD's label), and judges the
+LeaderWorkerSets, Deployments, PodCliqueSets, PodCliques and events (each by the DGD's label), and judges the
 rollout after every change (``model/rollout.assess``). Like ``kubectl rollout status`` it prints a
 "Waiting for ..." line whenever what it waits for changes and ends with "successfully rolled out"
 (exit 0). ``--timeout`` is a progress deadline: when nothing moved for that long it reads the DGD as
@@ -28,8 +28,9 @@ from kubectl_dynamo.result import Result
 # kinds whose API is not served (no LWS, no Grove) are left out.
 WATCHED = {"dgd": "DynamoGraphDeployment", "dcd": "DynamoComponentDeployment", "pod": "Pod",
            "LeaderWorkerSet": "LeaderWorkerSet", "Deployment": "Deployment", "PodCliqueSet": "PodCliqueSet",
+           "PodClique": "PodClique",
            "event": "Event"}
-OPTIONAL = ("LeaderWorkerSet", "PodCliqueSet")
+OPTIONAL = ("LeaderWorkerSet", "PodCliqueSet", "PodClique")
 NAME = 'dynamographdeployment "{}"'
 
 

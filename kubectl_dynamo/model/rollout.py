@@ -43,7 +43,10 @@ from kubectl_dynamo.words import plural
 
 # dgd_worker_rollout_reconciler.go isRollingUpdateInProgress; api/v1beta1/common.go RollingUpdatePhase
 PHASES_IN_PROGRESS = ("Pending", "InProgress")
-WORKLOAD_KINDS = ("LeaderWorkerSet", "Deployment", "PodCliqueSet")
+WORKLOAD_KINDS = ("LeaderWorkerSet", "Deployment", "PodCliqueSet", "PodClique")
+# Grove's pod labels (ai-dynamo/grove@19905d53 operator/api/common/labels.go)
+GROVE_CLIQUE = "grove.io/podclique"
+GROVE_TEMPLATE_HASH = "grove.io/pod-template-hash"
 
 
 @dataclass
@@ -99,6 +102,44 @@ def target_hashes(dgd: dict, dcds: List[dict]) -> Set[str]:
     return current
 
 
+def clique_templates(cliques: List[dict]) -> Dict[str, str]:
+    """PodClique name -> the pod template hash Grove counts a pod of it updated against: the target of
+    its update while one runs (``status.updateProgress.podTemplateHash``), else the desired hash its owner
+    sync stamps on the PodClique label ``grove.io/pod-template-hash`` (ai-dynamo/grove@19905d53
+    operator/internal/controller/podclique/reconcilestatus.go ``mutateUpdatedReplica``)."""
+    out: Dict[str, str] = {}
+    for c in cliques:
+        progress = (c.get("status") or {}).get("updateProgress") or {}
+        want = progress.get("podTemplateHash") or _labels(c).get(GROVE_TEMPLATE_HASH)
+        if want and _meta(c).get("name"):
+            out[_meta(c)["name"]] = want
+    return out
+
+
+def stale_template(pod: dict, templates: Dict[str, str]) -> bool:
+    """A Grove pod created from an older template of its PodClique than the one Grove rolls to."""
+    labels = _labels(pod)
+    want = templates.get(labels.get(GROVE_CLIQUE) or "")
+    return bool(want) and labels.get(GROVE_TEMPLATE_HASH) != want
+
+
+def _unschedulable(pod: dict) -> Optional[str]:
+    """The scheduler's message on a Pending pod it turned down (PodScheduled False, Unschedulable)."""
+    cond = evidence.condition(pod, "PodScheduled") or {}
+    if (pod.get("status") or {}).get("phase") == "Pending" and cond.get("status") == "False" and \
+            cond.get("reason") == "Unschedulable":
+        return cond.get("message") or "Unschedulable"
+    return None
+
+
+def pcs_updating(pcs: dict) -> bool:
+    """Grove's rolling update of a PodCliqueSet under way: ``status.updateProgress`` without
+    ``updateEndedAt`` (ai-dynamo/grove@19905d53 operator/internal/controller/podcliqueset/components/
+    podcliquesetreplica/rollingupdate.go sets it when no replica is left to update)."""
+    progress = (pcs.get("status") or {}).get("updateProgress") or {}
+    return bool(progress) and not progress.get("updateEndedAt")
+
+
 def workload_state(kind: str, obj: dict) -> dict:
     """One workload's rollout as its controller reports it: desired / updated / ready / available
     groups (replicas, for a Deployment) and, while not done, what it waits for."""
@@ -138,10 +179,9 @@ def workload_state(kind: str, obj: dict) -> dict:
         elif (evidence.condition(obj, "Available") or {}).get("status") != "True":
             waiting = "waiting for its Available condition"
     else:  # PodCliqueSet: a replica counts as updated only once it is also available (grove reconcilestatus.go)
-        progress = status.get("updateProgress") or status.get("rollingUpdateProgress") or {}
         if observed < generation:
             waiting = "waiting for the spec update to be observed"
-        elif progress and not progress.get("updateEndedAt"):
+        elif pcs_updating(obj):
             waiting = f"rolling update in progress, {updated} of {desired} replicas updated"
         elif available < desired:
             waiting = f"{available} of {desired} replicas available"
@@ -169,9 +209,14 @@ def assess(inputs: RolloutInputs) -> dict:
     phase = rolling_update(dgd).get("phase") or None
     live_pods = [p for p in inputs.pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
 
+    templates = clique_templates(inputs.workloads.get("PodClique") or [])
+
     def is_old(obj: dict) -> bool:
+        """Of an older worker generation, or (a Grove pod) of an older template of its PodClique: Grove
+        may report a replica updated while its pods still run the old template (ai-dynamo/grove #400,
+        #565), so the pods' own hashes decide."""
         h = worker_hash(obj)
-        return bool(h) and h not in target
+        return (bool(h) and h not in target) or stale_template(obj, templates)
 
     components = []
     for comp in _spec_components(dgd):
@@ -192,8 +237,10 @@ def assess(inputs: RolloutInputs) -> dict:
         if waiting is None and not workloads and want and not inputs.workloads.get("PodCliqueSet"):
             waiting = "no workload of the current generation yet"
         if waiting is None and old:
-            olds = sorted({worker_hash(p) or "" for p in old})
-            waiting = (f"{plural(len(old), 'pod')} of the old worker generation {', '.join(olds)} still present "
+            olds = sorted({h for p in old if (h := worker_hash(p)) and h not in target})
+            what = (f"the old worker generation {', '.join(olds)}" if olds else
+                    f"an old template of PodClique {', '.join(sorted({_labels(p).get(GROVE_CLIQUE) or '' for p in old}))}")
+            waiting = (f"{plural(len(old), 'pod')} of {what} still present "
                        f"({sum(evidence.ready(p) for p in old)} Ready)")
         if waiting is None and (len(serving) != want or ready < want):
             waiting = f"{ready} of {want} pods of the new generation Ready"
@@ -205,6 +252,8 @@ def assess(inputs: RolloutInputs) -> dict:
             "oldPods": len(old), "oldPodsReady": sum(evidence.ready(p) for p in old),
             "done": waiting is None, "waiting": waiting})
     pcs = [workload_state("PodCliqueSet", w) for w in inputs.workloads.get("PodCliqueSet") or []]
+    rolling = phase in PHASES_IN_PROGRESS or any(c["oldPods"] for c in components) or any(
+        pcs_updating(w) for w in inputs.workloads.get("PodCliqueSet") or [])
 
     generations = _generations(inputs, target)
     old_dcds = [d for d in inputs.dcds if is_old(d)]
@@ -223,11 +272,16 @@ def assess(inputs: RolloutInputs) -> dict:
     multinode = any(c.get("multinode") for c in _spec_components(dgd))
     not_supported = any(e.get("reason") == "RollingUpdateNotSupported" for e in inputs.events)
     old_objects = [f"DynamoComponentDeployment {_meta(d).get('name')}" for d in old_dcds] + [
-        f"{kind} {_meta(w).get('name')}" for kind in WORKLOAD_KINDS for w in inputs.workloads.get(kind) or [] if is_old(w)]
+        f"{kind} {_meta(w).get('name')}" for kind in ("LeaderWorkerSet", "Deployment")
+        for w in inputs.workloads.get(kind) or [] if is_old(w)]  # Grove rolls its PodCliques in place
     cause = None
+    held = [(p, m) for p in live_pods if not is_old(p) and not _terminating(p) and (m := _unschedulable(p))]
     if old_objects and multinode and phase not in PHASES_IN_PROGRESS:
         cause = ("the operator does not roll multinode DGDs: it created the new worker generation and left "
                  f"the old one ({', '.join(sorted(old_objects))}) running (RollingUpdateNotSupported)")
+    elif held and rolling and waiting is not None:  # the scheduler's verdict: the change cannot go on as it is
+        cause = (f"{plural(len(held), 'pod')} of the new generation cannot be scheduled "
+                 f"({_meta(held[0][0]).get('name')}: {held[0][1]})")
     return {
         "name": meta.get("name"), "namespace": meta.get("namespace") or "default",
         "generation": generation, "observedGeneration": observed,

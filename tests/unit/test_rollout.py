@@ -372,7 +372,7 @@ def test_doctor_flags_the_recorded_multinode_rollout_stuck_halfway(step, stalled
 
 @pytest.mark.parametrize("step", ["01", "03", "05"])
 def test_rollout_inputs_are_the_dgds_labelled_objects_grouped_once(step):
-    """The rollout checks read each DGD's DCDs, LeaderWorkerSets and PodCliqueSets from lists grouped once per
+    """The rollout checks read each DGD's DCDs, LeaderWorkerSets, PodCliqueSets and PodCliques from lists grouped once per
     run on the shared Index: the same objects, in list order, as filtering the whole list by namespace and
     DGD label; and one RolloutInputs per view."""
     from kubectl_dynamo.checks.rollout import inputs_of
@@ -389,5 +389,5 @@ def test_rollout_inputs_are_the_dgds_labelled_objects_grouped_once(step):
         assert inputs is inputs_of(view)
         assert inputs.dcds == filtered("componentdeployments") and inputs.dcds
         assert inputs.workloads == {"LeaderWorkerSet": filtered("leaderworkersets"),
-                                    "PodCliqueSet": filtered("podcliquesets")}
-    assert set(views[0].index.by_dgd) == {"componentdeployments", "leaderworkersets", "podcliquesets"}
+                                    "PodCliqueSet": filtered("podcliquesets"), "PodClique": filtered("podcliques")}
+    assert set(views[0].index.by_dgd) == {"componentdeployments", "leaderworkersets", "podcliquesets", "podcliques"}
