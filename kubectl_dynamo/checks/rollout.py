@@ -74,11 +74,16 @@ def rollout_stalled(view):
             yield _f("rollout-stalled", view, f"the operator's rolling update of DGD {view.name} is {phase} since "
                      f"{a['rollingUpdate'].get('startTime')} ({waited / 60:.0f} min): {a['waiting'] or 'waiting'}")
         return
-    if old and a["cause"]:
-        for c in old:
-            yield _f("rollout-stalled", view,
-                     f"component {c['name']}: {plural(c['oldPods'], 'pod')} of an old worker generation "
-                     f"({c['oldPodsReady']} Ready) still run beside the new one; {a['cause']}", component=c["name"])
+    if not a["cause"] or a["done"]:
+        return
+    for c in old:
+        yield _f("rollout-stalled", view,
+                 f"component {c['name']}: {plural(c['oldPods'], 'pod')} of an old worker generation "
+                 f"({c['oldPodsReady']} Ready) still run beside the new one; {a['cause']}", component=c["name"])
+    if not old:  # nothing of the old generation left (Grove replaced it) and the new one is held
+        stuck = next((c["name"] for c in a["components"] if not c["done"]), None)
+        yield _f("rollout-stalled", view, f"the rollout of DGD {view.name} cannot complete: {a['waiting']}; "
+                 f"{a['cause']}", component=stuck)
 
 
 @check("old-worker-generation", scope="dgd")

@@ -437,8 +437,15 @@ def controller_create_failed(view) -> Iterator[Finding]:
 
 
 def _stale(obj: dict) -> Optional[str]:
+    from kubectl_dynamo.model.rollout import pcs_updating
+
     gen = (obj.get("metadata") or {}).get("generation")
     observed = (obj.get("status") or {}).get("observedGeneration")
+    if obj.get("kind") == "PodCliqueSet" and pcs_updating(obj):
+        return None  # Grove writes observedGeneration only once its rolling update is over (model/rollout.py)
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return None  # setting deletionTimestamp bumps generation (k8s.io/apiserver pkg/registry/rest/delete.go BeforeDelete)
+
     if isinstance(gen, int) and isinstance(observed, int) and observed < gen:
         return f"has observed generation {observed} of {gen}"
     return None

@@ -128,14 +128,16 @@ def _unschedulable(pod: dict) -> Optional[str]:
     cond = evidence.condition(pod, "PodScheduled") or {}
     if (pod.get("status") or {}).get("phase") == "Pending" and cond.get("status") == "False" and \
             cond.get("reason") == "Unschedulable":
-        return cond.get("message") or "Unschedulable"
+        return " ".join((cond.get("message") or "Unschedulable").split())  # KAI's spans lines
     return None
 
 
 def pcs_updating(pcs: dict) -> bool:
     """Grove's rolling update of a PodCliqueSet under way: ``status.updateProgress`` without
     ``updateEndedAt`` (ai-dynamo/grove@19905d53 operator/internal/controller/podcliqueset/components/
-    podcliquesetreplica/rollingupdate.go sets it when no replica is left to update)."""
+    podcliquesetreplica/rollingupdate.go sets it when no replica is left to update). Until then the
+    PodCliqueSet's ``observedGeneration`` stays behind: the rolling update requeues the reconcile before
+    its last step, ``updateObservedGeneration`` (podcliqueset/reconcilespec.go ``reconcileSpec``)."""
     progress = (pcs.get("status") or {}).get("updateProgress") or {}
     return bool(progress) and not progress.get("updateEndedAt")
 
@@ -179,10 +181,13 @@ def workload_state(kind: str, obj: dict) -> dict:
         elif (evidence.condition(obj, "Available") or {}).get("status") != "True":
             waiting = "waiting for its Available condition"
     else:  # PodCliqueSet: a replica counts as updated only once it is also available (grove reconcilestatus.go)
-        if observed < generation:
+        progress = status.get("updateProgress") or {}
+        if pcs_updating(obj):
+            doing = ", ".join(f"replica {r.get('replicaIndex')}" for r in progress.get("currentlyUpdating") or [])
+            waiting = (f"rolling update in progress{' (' + doing + ')' if doing else ''}, {updated} of {desired} "
+                       "replicas updated")
+        elif observed < generation:
             waiting = "waiting for the spec update to be observed"
-        elif pcs_updating(obj):
-            waiting = f"rolling update in progress, {updated} of {desired} replicas updated"
         elif available < desired:
             waiting = f"{available} of {desired} replicas available"
         elif updated < desired:
@@ -321,7 +326,8 @@ def _generations(inputs: RolloutInputs, target: Set[str]) -> List[dict]:
             if h:
                 e = entry(h)
                 e["workloads"].append(f"{kind}/{_meta(w).get('name')}")
-                seen(e, w)
+                if kind != "PodClique":  # Grove relabels a PodClique in place: its age is the first generation's
+                    seen(e, w)
     for p in inputs.pods:
         h = worker_hash(p)
         if h and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):

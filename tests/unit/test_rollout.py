@@ -216,14 +216,23 @@ def _raw_items(step: Path, group: str, version: str, resource: str) -> List[dict
 
 
 def _sequence_dgd(step: Path) -> str:
-    """The DGD the sequence changes: the one whose fingerprint moved (its name is in the scenario)."""
-    scenario = json.loads((step / "manifest.json").read_text())["source"]["scenario"]
-    return {"rollout-multinode": "vllm-mn", "rollout-single-node": "agg"}[scenario]
+    """The DGD the sequence changes: named in its manifest (``source.dgd``), or by the LWS scenario."""
+    source = json.loads((step / "manifest.json").read_text())["source"]
+    return source.get("dgd") or {"rollout-multinode": "vllm-mn", "rollout-single-node": "agg"}[source["scenario"]]
+
+
+# A sequence recorded up to a change that cannot complete (PROVENANCE.md): it ends not done.
+STALLED = {"grove-kai0152-rollout-stalled"}
+COMPLETED = [s for s in SEQUENCES if s not in STALLED]
 
 
 def _old_pods_or_rolling(step: Path, dgd_name: str) -> bool:
     """From the raw recording alone: a pod of the DGD carries a worker hash the DGD does not name as active,
-    or the operator's own rolling update is Pending/InProgress."""
+    or (Grove) a pod template hash other than the one its PodClique names (the PodClique label
+    grove.io/pod-template-hash, or the target of its own update: ai-dynamo/grove@19905d53
+    operator/internal/controller/podclique/reconcilestatus.go mutateUpdatedReplica); or the operator's
+    rolling update is Pending/InProgress, or Grove's PodCliqueSet update has not ended
+    (status.updateProgress without updateEndedAt)."""
     (dgd,) = [d for d in _raw_items(step, "nvidia.com", "v1beta1", "dynamographdeployments")
               if d["metadata"]["name"] == dgd_name]
     ann = dgd["metadata"].get("annotations") or {}
@@ -232,10 +241,19 @@ def _old_pods_or_rolling(step: Path, dgd_name: str) -> bool:
     pods = [p for p in _raw_items(step, "", "v1", "pods")
             if (p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-graph-deployment-name") == dgd_name]
     hashes = {(p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-worker-hash") for p in pods} - {None}
-    return phase in ("Pending", "InProgress") or bool(hashes - active)
+    cliques = {c["metadata"]["name"]: ((c.get("status") or {}).get("updateProgress") or {}).get("podTemplateHash")
+               or c["metadata"]["labels"].get("grove.io/pod-template-hash")
+               for c in _raw_items(step, "grove.io", "v1alpha1", "podcliques")}
+    stale = [p for p in pods if (p["metadata"]["labels"].get("grove.io/podclique") in cliques
+                                 and p["metadata"]["labels"].get("grove.io/pod-template-hash")
+                                 != cliques[p["metadata"]["labels"]["grove.io/podclique"]])]
+    grove_rolling = any(((x.get("status") or {}).get("updateProgress") or {}) and not x["status"]["updateProgress"].get(
+        "updateEndedAt") for x in _raw_items(step, "grove.io", "v1alpha1", "podcliquesets")
+        if x["metadata"]["name"] == dgd_name)
+    return phase in ("Pending", "InProgress") or bool(hashes - active) or bool(stale) or grove_rolling
 
 
-@pytest.mark.parametrize("sequence", SEQUENCES)
+@pytest.mark.parametrize("sequence", COMPLETED)
 def test_never_done_while_an_old_pod_is_left_and_done_at_the_end(sequence):
     steps = _steps(sequence)
     name = _sequence_dgd(steps[0])
@@ -326,7 +344,7 @@ class _Replay(RecordedCluster):
         return Stream(_StepRaw(events, self.clock))
 
 
-@pytest.mark.parametrize("sequence", SEQUENCES)
+@pytest.mark.parametrize("sequence", COMPLETED)
 def test_follow_replayed_sequence_ends_only_at_the_final_state(sequence):
     """The recorded steps replayed as watch events: rollout status keeps waiting through every step the
     real operator called Ready while old pods served, and says done only once the last step is out."""
@@ -391,3 +409,136 @@ def test_rollout_inputs_are_the_dgds_labelled_objects_grouped_once(step):
         assert inputs.workloads == {"LeaderWorkerSet": filtered("leaderworkersets"),
                                     "PodCliqueSet": filtered("podcliquesets"), "PodClique": filtered("podcliques")}
     assert set(views[0].index.by_dgd) == {"componentdeployments", "leaderworkersets", "podcliquesets", "podcliques"}
+
+
+# -- Grove + KAI: the real operator and Grove rolling a DGD (tests/data/recorded/PROVENANCE.md) ----------------
+
+def _held_pods(step: Path, dgd_name: str) -> List[dict]:
+    """The DGD's pods the scheduler turned down in this recording (PodScheduled False, Unschedulable)."""
+    return [p for p in _raw_items(step, "", "v1", "pods")
+            if (p["metadata"].get("labels") or {}).get("nvidia.com/dynamo-graph-deployment-name") == dgd_name
+            and not p["metadata"].get("deletionTimestamp")
+            and any(c["type"] == "PodScheduled" and c["status"] == "False" and c.get("reason") == "Unschedulable"
+                    for c in (p.get("status") or {}).get("conditions") or [])]
+
+
+def test_a_grove_rollout_that_cannot_complete_is_never_done_and_names_the_scheduler():
+    """grove-kai0152-rollout-stalled: a nodeSelector no node carries. Every step is not done; once KAI has turned a new
+    pod down, the cause quotes KAI's own message on that pod."""
+    steps = _steps("grove-kai0152-rollout-stalled")
+    for step in steps:
+        result = rollout.status_once(RecordedCluster(str(step), namespace="llm"), "roll-mn")
+        assert not result.data["done"] and result.exit_code == 1, step.name
+    last = steps[-1]
+    held = _held_pods(last, "roll-mn")
+    assert held, "the recording ends with a new pod turned down"
+    said = {p["metadata"]["name"]: " ".join(next(c["message"] for c in p["status"]["conditions"]
+                                                 if c["type"] == "PodScheduled").split())  # KAI's spans lines
+            for p in held}
+    data = rollout.status_once(RecordedCluster(str(last), namespace="llm"), "roll-mn").data
+    assert data["cause"] is not None and f"{len(held)} pods of the new generation cannot be scheduled" in data["cause"]
+    assert any(f"{pod}: {message}" in data["cause"] for pod, message in said.items()), data["cause"]
+
+
+def test_follow_a_stalled_grove_rollout_exits_1_with_the_stall_first():
+    """The stalled sequence replayed as watch events: nothing moves after the last step, so with a 2 s progress
+    deadline rollout status exits 1, its last Waiting line naming the cause, then rollout-stalled first."""
+    steps = _steps("grove-kai0152-rollout-stalled")
+    clock = _Clock(len(steps))
+    env = _env()
+    try:
+        code = rollout.follow(_Replay(steps, clock), env, "roll-mn", timeout=2)
+        released = clock.released
+    finally:
+        clock.stop()
+    lines = env.stdout.getvalue().splitlines()
+    assert code == 1 and released == len(steps)
+    assert not any("successfully" in x for x in lines)
+    header = next(i for i, x in enumerate(lines) if x.split()[:2] == ["SEVERITY", "CODE"])
+    assert lines[header - 1].startswith("  cause: ") and "cannot be scheduled" in lines[header - 1], lines
+    assert lines[header + 1].split()[:2] == ["warning", "rollout-stalled"], lines
+
+
+@pytest.mark.parametrize("sequence, step, stalled", [
+    ("grove-kai0152-rollout-stalled", -1, True),
+    ("grove-kai0152-rollout-multinode", -1, False),
+    ("grove-kai0152-rollout-reverted", -1, False),
+    ("grove-kai0152-rollout-single-node", -1, False),
+    ("grove-kai0152-rollout-scaled", -1, False),
+])
+def test_doctor_on_grove_rollouts(sequence, step, stalled):
+    """doctor flags the Grove rollout held by the scheduler, and says nothing of rollouts once one completed."""
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
+    at = _steps(sequence)[step]
+    name = _sequence_dgd(at)
+    snap, views = read_views(RecordedCluster(str(at)), None)
+    found = [f for f in diagnose(snap, views)["findings"] if (f["object"] or {}).get("name") == name]
+    codes = {f["code"] for f in found}
+    assert ("rollout-stalled" in codes) is stalled, found
+    assert not codes & {"old-worker-generation", "worker-hash-missing"}
+
+
+def test_grove_pods_of_an_older_template_are_old_before_the_operator_moves_the_hash():
+    """grove-kai0152-rollout-single-node/01: Grove already rolls PodClique agg-0-worker to a new template
+    (its status.updateProgress.podTemplateHash) while both worker pods still carry the old one and the DGD
+    still names the old worker hash: both pods count as old, neither as the new generation."""
+    step = _steps("grove-kai0152-rollout-single-node")[0]
+    (clique,) = [c for c in _raw_items(step, "grove.io", "v1alpha1", "podcliques") if c["metadata"]["name"] == "agg-0-worker"]
+    target = clique["status"]["updateProgress"]["podTemplateHash"]
+    workers = [p for p in _raw_items(step, "", "v1", "pods") if p["metadata"]["labels"].get("grove.io/podclique") == "agg-0-worker"]
+    assert len(workers) == 2 and all(p["metadata"]["labels"]["grove.io/pod-template-hash"] != target for p in workers)
+    data = rollout.status_once(RecordedCluster(str(step), namespace="llm"), "agg").data
+    (worker,) = [c for c in data["components"] if c["name"] == "worker"]
+    assert (worker["oldPods"], worker["pods"]) == (2, 0)
+
+
+def test_history_of_a_grove_rollout_halfway():
+    """grove-kai0152-rollout-multinode/02: Grove has replaced decode replica 0 (2 pods of the new worker hash the
+    operator stored, a8e07795) and not yet replica 1 (2 pods of eb3e787c); both generations are listed, the old
+    first. Once the rollout is over (03) Grove has left nothing of the old one."""
+    steps = _steps("grove-kai0152-rollout-multinode")
+    data = rollout.history(RecordedCluster(str(steps[1]), namespace="llm"), "roll-mn").data
+    assert [(g["revision"], g["hash"], g["current"], g["pods"], g["podsReady"]) for g in data["generations"]] == [
+        (1, "eb3e787c", False, 2, 2), (2, "a8e07795", True, 2, 2)]
+    data = rollout.history(RecordedCluster(str(steps[-1]), namespace="llm"), "roll-mn").data
+    assert [(g["hash"], g["current"], g["pods"]) for g in data["generations"]] == [("a8e07795", True, 4)]
+
+
+@pytest.mark.parametrize("sequence, step, kind, name", [
+    # Grove writes a PodCliqueSet's observedGeneration only after its rolling update (reconcilespec.go)
+    ("grove-kai0152-rollout-multinode", 1, "PodCliqueSet", "roll-mn"),
+    # a PodClique being deleted: the deletion bumped its generation
+    ("grove-kai0152-rollout-reverted", 0, "PodClique", "roll-mn-0-decode-0-decode-wkr"),
+])
+def test_doctor_does_not_call_grove_hung_while_it_rolls(sequence, step, kind, name):
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
+    at = _steps(sequence)[step]
+    (obj,) = [o for o in _raw_items(at, "grove.io", "v1alpha1", kind.lower() + "s") if o["metadata"]["name"] == name]
+    assert obj["status"]["observedGeneration"] < obj["metadata"]["generation"]  # what the recording shows
+    snap, views = read_views(RecordedCluster(str(at)), None)
+    assert not [f for f in diagnose(snap, views)["findings"]
+                if f["code"] == "controller-not-reconciling" and (f["object"] or {}).get("name") == name]
+
+
+@pytest.mark.parametrize("sequence, step, kind, name", [
+    # a scale-down during the rollout: the PodCliqueScalingGroup reports 1 of 1 replicas updated and its update
+    # ended while both pods of the old replica 1 still run, one not even terminating (ai-dynamo/grove #565)
+    ("grove-kai0152-rollout-scaled", 0, "podcliquescalinggroups", "roll-mn-0-decode"),
+    # the worker PodClique's update ended with readyReplicas 2 while one new pod is still Pending
+    ("grove-kai0152-rollout-single-node", 1, "podcliques", "agg-0-worker"),
+])
+def test_not_done_while_grove_reports_its_part_done_early(sequence, step, kind, name):
+    at = _steps(sequence)[step]
+    (obj,) = [o for o in _raw_items(at, "grove.io", "v1alpha1", kind) if o["metadata"]["name"] == name]
+    assert obj["status"]["updateProgress"].get("updateEndedAt") and obj["status"]["updatedReplicas"] >= obj["spec"]["replicas"]
+    dgd = _sequence_dgd(at)
+    pods = [p for p in _raw_items(at, "", "v1", "pods")
+            if p["metadata"]["labels"].get("nvidia.com/dynamo-graph-deployment-name") == dgd]
+    assert _old_pods_or_rolling(at, dgd) or not all(
+        any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions") or []) for p in pods)
+    result = rollout.status_once(RecordedCluster(str(at), namespace="llm"), dgd)
+    assert not result.data["done"] and result.exit_code == 1
