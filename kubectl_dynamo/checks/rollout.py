@@ -1,8 +1,8 @@
 """Per-DGD checks of the DGD over time: its worker generations, rollout and Ready reason.
 
 Each reads one ``DgdView`` through ``model/rollout.assess`` (the same judgement ``rollout status``
-makes) over what doctor's snapshot holds of the DGD: its DCDs, LeaderWorkerSets, pods and Warning
-events.
+makes) over what doctor's snapshot holds of the DGD: its DCDs, LeaderWorkerSets, PodCliqueSets,
+PodCliques, pods and Warning events.
 """
 
 from __future__ import annotations

@@ -18,7 +18,14 @@ dgd_worker_rollout_reconciler.go, dgd_component_program.go, internal/dynamo/grap
   deleted and the annotations moved to the new hash (``completeRollingUpdate``);
 - multinode DGDs (``ReconcileUnsupported``) get the new hash at once and a new DCD, with the
   Warning event ``RollingUpdateNotSupported``: nothing deletes the old worker DCD, so its groups keep
-  running next to the new ones and this rollout never completes by itself.
+  running next to the new ones and this rollout never completes by itself;
+- on the Grove path (``groveWorkloadsReconciler``, single-node or multinode alike) the same: the hash
+  moves at once with ``RollingUpdateNotSupported``, but the one PodCliqueSet is updated in place and
+  Grove rolls it (recorded: tests/data/recorded/grove-kai0152-rollout-*): one PodCliqueScalingGroup
+  replica, or one pod of a standalone PodClique, recreated at a time, the PodCliqueSet's
+  ``status.updateProgress`` open until the last, its ``observedGeneration`` behind until then. A pod
+  is of the old generation by its worker hash or, on Grove, by a template hash other than its
+  PodClique's (Grove's parts have reported their update ended while old pods still ran).
 
 Each workload's own rollout is judged as its controller reports it: a Deployment as kubectl's
 ``DeploymentStatusViewer`` (k8s.io/kubectl pkg/polymorphichelpers/rollout_status.go), a

@@ -601,6 +601,8 @@ def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:
     if "changes" in d:
         out.append("")
         out.append(f"revision {d['revision']}:" if d["revision"] > 1 else "revision 1 (the first generation):")
+        if not d["changes"]:  # Grove rolls its PodCliques in place: no DCD holds an older generation's spec
+            out.append("  no DynamoComponentDeployment holds these generations' specs (Grove keeps only the current one)")
         for c in d["changes"]:
             out.append(f"  component {c['component']}:")
             out += [f"    {e['what']}: {e['name']}" + (f" ({e['detail']})" if e["detail"] else "") for e in c["changes"]]

@@ -502,6 +502,9 @@ def test_history_of_a_grove_rollout_halfway():
     data = rollout.history(RecordedCluster(str(steps[1]), namespace="llm"), "roll-mn").data
     assert [(g["revision"], g["hash"], g["current"], g["pods"], g["podsReady"]) for g in data["generations"]] == [
         (1, "eb3e787c", False, 2, 2), (2, "a8e07795", True, 2, 2)]
+    result = rollout.history(RecordedCluster(str(steps[1]), namespace="llm"), "roll-mn", 2)
+    assert result.data["changes"] == []  # no DCDs on the Grove path: nothing holds the old spec
+    assert "no DynamoComponentDeployment holds" in result.table(result.data, False, False, None)
     data = rollout.history(RecordedCluster(str(steps[-1]), namespace="llm"), "roll-mn").data
     assert [(g["hash"], g["current"], g["pods"]) for g in data["generations"]] == [("a8e07795", True, 4)]
 
