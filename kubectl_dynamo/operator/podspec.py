@@ -270,7 +270,7 @@ def generate_pod_spec(
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_main["env"] = merge_envs(graph_env, user_main.get("env") or [])
     kv_policy = kv_transfer_policy if (component.get("type") or "") in api.WORKER_TYPES else None
-    if applies_kv_transfer_policy(kv_policy):
+    if kv_policy and applies_kv_transfer_policy(kv_policy):
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_spec = dict(user_spec)
         apply_kv_transfer_policy(user_main, user_spec, kv_policy)
