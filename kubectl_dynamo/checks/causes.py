@@ -236,6 +236,35 @@ _QUOTA = re.compile(r"exceeded quota: (?P<name>[^,]+), requested: (?P<req>.*?), 
                     r"limited: (?P<hard>[^\s\"]*)")
 _PSA = re.compile(r'violates PodSecurity "(?P<level>[^"]+)": (?P<violations>.+)$')
 _PRIORITY = re.compile(r"no PriorityClass with name (?P<name>\S+) was found")
+# The LimitRanger admission plugin, one sentence per violated bound (k8s.io/kubernetes@v1.33.13
+# plugin/pkg/admission/limitranger/admission.go minConstraint, maxRequestConstraint, maxConstraint,
+# limitRequestRatioConstraint): "maximum R usage per T is X, but limit is Y", "... is X.  No limit is
+# specified", "R max limit to request ratio per T is X, but provided ratio is Y" (or "but no request is ...").
+_LIMIT_RANGE = re.compile(
+    r"(?:(?P<bound>minimum|maximum) (?P<resource>\S+) usage per (?P<type>Container|Pod|PersistentVolumeClaim) is "
+    r"(?P<limit>\S+?)(?:, but (?P<field>limit|request) is (?P<value>[^,;\]\s]+)|\.  No (?P<unset>limit|request) is "
+    r"specified)|(?P<rresource>\S+) max limit to request ratio per (?P<rtype>\w+) is (?P<ratio>\S+), but "
+    r"(?:provided ratio is (?P<observed>[0-9.]+)|no (?P<runset>request|limit) is specified or \S+ is 0))")
+
+
+def _limit_range_says(m: re.Match) -> Tuple[str, str]:
+    """(what is wrong, what to set) for one LimitRanger sentence."""
+    if m["rresource"]:
+        resource = m["rresource"]
+        have = f"ratio {float(m['observed']):g}" if m["observed"] else f"no {m['runset']}"
+        return (f"{resource} limit/request {have} against the maximum ratio {m['ratio']} per {m['rtype']}",
+                f"{resource} limit at most {m['ratio']} × its request")
+    resource, bound, limit = m["resource"], m["bound"], m["limit"]
+    field = m["field"] or m["unset"]
+    have = f"{field} {m['value']}" if m["value"] else f"no {field}"
+    return (f"{resource} {have} against the {bound} {limit} per {m['type']}",
+            f"{resource} {field} {'at most' if bound == 'maximum' else 'at least'} {limit}")
+
+
+# The ResourceQuota admission plugin when a quota tracks limits.* / requests.* the pod does not set
+# (plugin/pkg/admission/resourcequota/controller.go: "failed quota: NAME: must specify R for: C; ...").
+_QUOTA_UNSET = re.compile(r"failed quota: (?P<name>[^:]+): must specify (?P<what>.+?)$")
+_RUNTIME_CLASS = re.compile(r'RuntimeClass "(?P<name>[^"]+)" not found')
 _SA = re.compile(r'error looking up service account (?P<ns>[^/\s]+)/(?P<name>[^:\s]+): serviceaccount "[^"]+" not found')
 _WEBHOOK_CALL = re.compile(r'failed calling webhook "(?P<name>[^"]+)": failed to call webhook: '
                            r'(?:\w+ )?"?(?P<url>[a-z]+://[^\s"]+)"?: (?P<error>.+)$')
@@ -272,6 +301,26 @@ def create_failed(message: str, namespace: str) -> Optional[Cause]:
         return Cause(f"ResourceQuota {namespace}/{m['name']} is exhausted: {'; '.join(parts)}",
                      f"raise ResourceQuota {m['name']}'s hard limit (kubectl edit resourcequota -n {namespace} "
                      f"{m['name']}) or free what counts against it", "quota")
+    m = _QUOTA_UNSET.search(message)
+    if m:
+        unset = [w.strip() for w in m["what"].split(";") if w.strip()]
+        resources = [w.split(" for:")[0] for w in unset]
+        return Cause(f"ResourceQuota {namespace}/{m['name']} tracks {', '.join(resources)}, so every container must "
+                     f"set them, and the pod does not ({'; '.join(unset)})",
+                     f"set {' and '.join(r.replace('limits.', 'resources.limits.').replace('requests.', 'resources.requests.') for r in resources)} "
+                     f"on those containers in the component's podTemplate, or give namespace {namespace} a LimitRange "
+                     "with defaults for them", "quota-unset")
+    said = [_limit_range_says(v) for v in _LIMIT_RANGE.finditer(message)]
+    if said:
+        return Cause(f"a LimitRange of namespace {namespace} refuses the pod: {'; '.join(w for w, _ in said)}",
+                     f"set {', '.join(dict.fromkeys(f for _, f in said))} in the component's podTemplate resources, "
+                     f"or change the LimitRange (kubectl get limitrange -n {namespace} -o yaml)", "limit-range")
+    m = _RUNTIME_CLASS.search(message)
+    if m:
+        return Cause(f"RuntimeClass {m['name']} does not exist (the pods set runtimeClassName: {m['name']})",
+                     f"install what provides RuntimeClass {m['name']} (for nvidia: the NVIDIA GPU Operator or container "
+                     f"toolkit), create it (kubectl get runtimeclass lists those there are), or remove runtimeClassName "
+                     "from the component's podTemplate", "runtime-class")
     m = _PSA.search(message)
     if m:
         level = m["level"].split(":")[0]

@@ -224,3 +224,41 @@ def test_messages_are_whole(state):
     text = json.dumps(_doctor(state))
     quoted = [s for s in said if s[:40] in text]
     assert all(json.dumps(s)[1:-1] in text for s in quoted), state
+
+
+@pytest.mark.parametrize("state", ["lws-direct-limitrange-exceeded", "lws-direct-limitrange-several"])
+def test_a_limitrange_names_each_bound_and_the_value_to_set(state):
+    """The LimitRanger admission plugin's sentences (one per violated bound) become one cause and one fix."""
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    limit = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
+    event = _failed_create(state)
+    bounds = [(b.split()[0], b.split(" is ")[1].split(",")[0]) for b in event["message"].split("forbidden: ")[1]
+              .strip("[]").split(", ") if " usage per " in b]
+    assert bounds
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed" and f"a LimitRange of namespace {NS} refuses the pod" in f["message"]
+    assert f"memory limit {limit} against the maximum" in f["message"] and event["message"] in f["message"]
+    for bound, value in bounds:
+        assert f"the {bound} {value} per" in f["message"]
+        assert f"{'at most' if bound == 'maximum' else 'at least'} {value}" in f["hint"]
+    assert f"kubectl get limitrange -n {NS}" in f["hint"]
+
+
+def test_a_quota_that_requires_limits_names_the_quota_and_the_fields():
+    state = "lws-direct-quota-requires-limits"
+    (quota,) = _items(state, "", "v1", "resourcequotas")
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed"
+    assert f"ResourceQuota {NS}/{quota['metadata']['name']} tracks" in f["message"]
+    for resource in quota["spec"]["hard"]:
+        assert resource in f["message"] and f"resources.{resource}" in f["hint"]
+    assert _failed_create(state)["message"] in f["message"]
+
+
+def test_a_missing_runtimeclass_is_named():
+    state = "lws-direct-runtimeclass-missing"
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    name = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["runtimeClassName"]
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed" and f"RuntimeClass {name} does not exist" in f["message"]
+    assert "remove runtimeClassName" in f["hint"] and f"RuntimeClass {name}" in f["hint"]
