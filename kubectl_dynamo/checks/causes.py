@@ -8,7 +8,10 @@ The sentences, as the real components write them (recorded in tests/data/recorde
   the plugins tainttoleration ("node(s) had untolerated taint {key: value}"), nodeaffinity ("node(s)
   didn't match Pod's node affinity/selector"), volumebinding ('persistentvolumeclaim "x" not found',
   "pod has unbound immediate PersistentVolumeClaims"), noderesources ("Insufficient <resource>"),
-  nodeunschedulable ("node(s) were unschedulable").
+  nodeunschedulable ("node(s) were unschedulable"), nodeports ("node(s) didn't have free ports for the requested
+  pod ports"), interpodaffinity ("node(s) didn't match pod anti-affinity rules", "... pod affinity rules",
+  "node(s) didn't satisfy existing pods anti-affinity rules"), podtopologyspread ("node(s) didn't match pod
+  topology spread constraints"), noderesources' pod count ("Too many pods").
 - The statefulset controller's ``FailedCreate`` event: "create Pod P in StatefulSet S failed error: <the
   API server's refusal>", where the admission plugins say: ResourceQuota (plugin/pkg/admission/
   resourcequota: "exceeded quota: Q, requested: r=v, used: r=v, limited: r=v"), PodSecurity
@@ -94,6 +97,12 @@ _PVC_MISSING = re.compile(r'persistentvolumeclaim "([^"]+)" not found')
 AFFINITY = "didn't match Pod's node affinity/selector"
 UNBOUND = "unbound immediate PersistentVolumeClaims"
 CORDONED = "node(s) were unschedulable"
+PORTS = "didn't have free ports for the requested pod ports"
+ANTI_AFFINITY = "didn't match pod anti-affinity rules"
+EXISTING_ANTI_AFFINITY = "didn't satisfy existing pods anti-affinity rules"
+POD_AFFINITY = "didn't match pod affinity rules"
+SPREAD = "didn't match pod topology spread constraints"
+TOO_MANY_PODS = "Too many pods"
 
 
 def _toleration(key: str, value: str, effect: Optional[str]) -> str:
@@ -188,6 +197,64 @@ def insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional
     return None
 
 
+def host_ports(spec: dict) -> List[str]:
+    """The host ports a pod takes on its node: every containerPort under hostNetwork, else its hostPorts."""
+    host = bool(spec.get("hostNetwork"))
+    return list(dict.fromkeys(f"{p.get('hostPort') or p.get('containerPort')}/{p.get('protocol') or 'TCP'}"
+                              for c in spec.get("containers") or [] for p in c.get("ports") or []
+                              if p.get("hostPort") or (host and p.get("containerPort"))))
+
+
+def _terms(spec: dict, kind: str) -> List[str]:
+    """A pod's required (anti-)affinity terms as "labels per topologyKey"."""
+    out = []
+    for t in ((spec.get("affinity") or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []:
+        sel = t.get("labelSelector") or {}
+        labels = [f"{k}={v}" for k, v in (sel.get("matchLabels") or {}).items()]
+        labels += [f"{e.get('key')} {e.get('operator', '').lower()} {','.join(e.get('values') or [])}".strip()
+                   for e in sel.get("matchExpressions") or []]
+        out.append(f"pods with {', '.join(labels) or 'any labels'} per {t.get('topologyKey')}")
+    return out
+
+
+def _placement_causes(words: str, spec: dict, nodes: List[dict]) -> List[Cause]:
+    """What the pod itself asks that the nodes cannot give it at the same time as the pods already there."""
+    out = []
+    n = len(nodes) or "the"
+    if PORTS in words:
+        ports = host_ports(spec)
+        how = "hostNetwork: every containerPort" if spec.get("hostNetwork") else "hostPort"
+        out.append(Cause(f"the pod takes host port(s) {', '.join(ports) or '?'} ({how}), already taken on every node "
+                         "that could run it: one such pod per node",
+                         f"drop the hostPort (or hostNetwork) from the component's podTemplate, or add nodes: {n} nodes "
+                         "run at most that many such pods", "ports"))
+    if ANTI_AFFINITY in words:
+        terms = _terms(spec, "podAntiAffinity")
+        out.append(Cause(f"the pod's required podAntiAffinity ({'; '.join(terms) or 'see its spec'}) excludes every "
+                         "node that could run it", "relax it to preferredDuringSchedulingIgnoredDuringExecution in the "
+                         f"component's podTemplate, or add nodes ({n} nodes hold at most that many such pods)",
+                         "anti-affinity"))
+    if EXISTING_ANTI_AFFINITY in words:
+        out.append(Cause("pods already running there have a required podAntiAffinity against this pod's labels",
+                         "find them (kubectl get pods -A -o json | jq '.items[] | select(.spec.affinity.podAntiAffinity)')"
+                         " and relax their rule, or add nodes", "existing-anti-affinity"))
+    if POD_AFFINITY in words:
+        terms = _terms(spec, "podAffinity")
+        out.append(Cause(f"the pod's required podAffinity ({'; '.join(terms) or 'see its spec'}) matches no running "
+                         "pod on a node that fits", "start the pods it must join first, fix the labelSelector, or relax "
+                         "it to preferredDuringSchedulingIgnoredDuringExecution", "affinity"))
+    if SPREAD in words:
+        hard = [f"maxSkew {t.get('maxSkew')} per {t.get('topologyKey')}" for t in spec.get("topologySpreadConstraints")
+                or [] if t.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"]
+        out.append(Cause(f"the pod's topologySpreadConstraints ({'; '.join(hard) or 'see its spec'}) cannot be met",
+                         "set whenUnsatisfiable: ScheduleAnyway, raise maxSkew, or label more nodes with the "
+                         "topologyKey", "spread"))
+    if TOO_MANY_PODS in words:
+        out.append(Cause("the nodes run as many pods as their allocatable pods allows",
+                         "raise the kubelet's maxPods on the GPU nodes or move other pods off them", "too-many-pods"))
+    return out
+
+
 def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]], namespace: str) -> List[Cause]:
     """The causes in a scheduler's sentence for one waiting pod (its spec) on these nodes; [] when none is
     understood (the sentence is then quoted as it is)."""
@@ -223,7 +290,7 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
         cause = insufficient_cause(resource, spec, nodes)
         if cause:
             out.append(cause)
-    return out
+    return out + _placement_causes(words, spec, nodes)
 
 
 def insufficient(words: Optional[str]) -> List[str]:

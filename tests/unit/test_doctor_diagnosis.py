@@ -262,3 +262,29 @@ def test_a_missing_runtimeclass_is_named():
     f = _first_error(state)
     assert f["code"] == "controller-create-failed" and f"RuntimeClass {name} does not exist" in f["message"]
     assert "remove runtimeClassName" in f["hint"] and f"RuntimeClass {name}" in f["hint"]
+
+
+def _waiting(state: str) -> List[dict]:
+    return [p for p in _pods(state) if not p["spec"].get("nodeName")]
+
+
+def test_a_host_port_taken_on_every_node_is_named():
+    """6 pods with hostPort on 4 nodes: the scheduler places one per node; the first error says which port."""
+    state = "lws-direct-hostport-conflict"
+    (pod, *_) = _waiting(state)
+    port = next(p for c in pod["spec"]["containers"] for p in c.get("ports", []) if p.get("hostPort"))
+    f = _first_error(state)
+    assert "didn't have free ports" in _scheduler_says(state)
+    assert f"host port(s) {port['hostPort']}/{port['protocol']} (hostPort)" in f["message"]
+    assert f["hint"].startswith("drop the hostPort")
+
+
+def test_a_required_anti_affinity_is_named_with_its_terms():
+    state = "lws-direct-anti-affinity"
+    (pod, *_) = _waiting(state)
+    (term,) = pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    (label, value), = term["labelSelector"]["matchLabels"].items()
+    f = _first_error(state)
+    assert "didn't match pod anti-affinity rules" in _scheduler_says(state)
+    assert f"required podAntiAffinity (pods with {label}={value} per {term['topologyKey']})" in f["message"]
+    assert f["hint"].startswith("relax it to preferredDuringSchedulingIgnoredDuringExecution")
