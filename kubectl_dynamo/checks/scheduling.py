@@ -449,7 +449,6 @@ def _stale(obj: dict) -> Optional[str]:
         return None  # Grove writes observedGeneration only once its rolling update is over (model/rollout.py)
     if (obj.get("metadata") or {}).get("deletionTimestamp"):
         return None  # setting deletionTimestamp bumps generation (k8s.io/apiserver pkg/registry/rest/delete.go BeforeDelete)
-
     if isinstance(gen, int) and isinstance(observed, int) and observed < gen:
         return f"has observed generation {observed} of {gen}"
     return None

@@ -109,25 +109,34 @@ def target_hashes(dgd: dict, dcds: List[dict]) -> Set[str]:
     return current
 
 
-def clique_templates(cliques: List[dict]) -> Dict[str, str]:
-    """PodClique name -> the pod template hash Grove counts a pod of it updated against: the target of
-    its update while one runs (``status.updateProgress.podTemplateHash``), else the desired hash its owner
-    sync stamps on the PodClique label ``grove.io/pod-template-hash`` (ai-dynamo/grove@19905d53
-    operator/internal/controller/podclique/reconcilestatus.go ``mutateUpdatedReplica``)."""
-    out: Dict[str, str] = {}
+def update_progress(obj: dict) -> dict:
+    """A Grove object's update progress (``status.updateProgress``; ``rollingUpdateProgress`` before Grove
+    renamed it)."""
+    status = obj.get("status") or {}
+    return status.get("updateProgress") or status.get("rollingUpdateProgress") or {}
+
+
+def clique_templates(cliques: List[dict]) -> Dict[str, Set[str]]:
+    """PodClique name -> the pod template hashes a pod of it must carry to be of the generation Grove rolls
+    to: the desired one its owner sync stamps on the PodClique label ``grove.io/pod-template-hash`` and,
+    while the PodClique's own update runs, that update's target (``updateProgress.podTemplateHash``, what
+    Grove counts pods updated against: ai-dynamo/grove@19905d53 operator/internal/controller/podclique/
+    reconcilestatus.go ``mutateUpdatedReplica``)."""
+    out: Dict[str, Set[str]] = {}
     for c in cliques:
-        progress = (c.get("status") or {}).get("updateProgress") or {}
-        want = progress.get("podTemplateHash") or _labels(c).get(GROVE_TEMPLATE_HASH)
+        progress = update_progress(c)
+        want = {_labels(c).get(GROVE_TEMPLATE_HASH),
+                None if progress.get("updateEndedAt") else progress.get("podTemplateHash")} - {None, ""}
         if want and _meta(c).get("name"):
-            out[_meta(c)["name"]] = want
+            out[_meta(c)["name"]] = {str(h) for h in want}
     return out
 
 
-def stale_template(pod: dict, templates: Dict[str, str]) -> bool:
-    """A Grove pod created from an older template of its PodClique than the one Grove rolls to."""
+def stale_template(pod: dict, templates: Dict[str, Set[str]]) -> bool:
+    """A Grove pod created from another template of its PodClique than the one Grove rolls to."""
     labels = _labels(pod)
-    want = templates.get(labels.get(GROVE_CLIQUE) or "")
-    return bool(want) and labels.get(GROVE_TEMPLATE_HASH) != want
+    want = templates.get(labels.get(GROVE_CLIQUE) or "") or set()
+    return any(labels.get(GROVE_TEMPLATE_HASH) != h for h in want)
 
 
 def _unschedulable(pod: dict) -> Optional[str]:
@@ -145,7 +154,7 @@ def pcs_updating(pcs: dict) -> bool:
     podcliquesetreplica/rollingupdate.go sets it when no replica is left to update). Until then the
     PodCliqueSet's ``observedGeneration`` stays behind: the rolling update requeues the reconcile before
     its last step, ``updateObservedGeneration`` (podcliqueset/reconcilespec.go ``reconcileSpec``)."""
-    progress = (pcs.get("status") or {}).get("updateProgress") or {}
+    progress = update_progress(pcs)
     return bool(progress) and not progress.get("updateEndedAt")
 
 
@@ -188,9 +197,8 @@ def workload_state(kind: str, obj: dict) -> dict:
         elif (evidence.condition(obj, "Available") or {}).get("status") != "True":
             waiting = "waiting for its Available condition"
     else:  # PodCliqueSet: a replica counts as updated only once it is also available (grove reconcilestatus.go)
-        progress = status.get("updateProgress") or {}
         if pcs_updating(obj):
-            doing = ", ".join(f"replica {r.get('replicaIndex')}" for r in progress.get("currentlyUpdating") or [])
+            doing = ", ".join(f"replica {r.get('replicaIndex')}" for r in update_progress(obj).get("currentlyUpdating") or [])
             waiting = (f"rolling update in progress{' (' + doing + ')' if doing else ''}, {updated} of {desired} "
                        "replicas updated")
         elif observed < generation:
