@@ -545,3 +545,31 @@ def test_not_done_while_grove_reports_its_part_done_early(sequence, step, kind, 
         any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions") or []) for p in pods)
     result = rollout.status_once(RecordedCluster(str(at), namespace="llm"), dgd)
     assert not result.data["done"] and result.exit_code == 1
+
+
+def test_doctor_names_a_held_grove_rollout_with_nothing_of_the_old_generation_left(tmp_path):
+    """grove-kai0152-rollout-stalled/03 without the old replica's pods (as when Grove has replaced every
+    replica, or the DGD has one): no old pod runs beside the new ones, the new ones are held; doctor still
+    says rollout-stalled, with KAI's word. The recording is copied, only the old pods are left out."""
+    import shutil
+
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
+    src = _steps("grove-kai0152-rollout-stalled")[-1]
+    dst = tmp_path / "03"
+    shutil.copytree(src, dst)
+    pods = dst / "resources" / "core" / "v1" / "pods.json"
+    doc = json.loads(pods.read_text())
+    doc["items"] = [p for p in doc["items"] if p["metadata"]["labels"].get("nvidia.com/dynamo-worker-hash") != "eb3e787c"]
+    pods.write_text(json.dumps(doc))
+    manifest = json.loads((dst / "manifest.json").read_text())
+    for r in manifest["resources"]:
+        if r["resource"] == "pods" and r["group"] == "":
+            r["count"] = len(doc["items"])
+    (dst / "manifest.json").write_text(json.dumps(manifest))
+    snap, views = read_views(RecordedCluster(str(dst)), None)
+    (stall,) = [f for f in diagnose(snap, views)["findings"]
+                if f["code"] == "rollout-stalled" and (f["object"] or {}).get("name") == "roll-mn"]
+    assert "cannot complete" in stall["message"] and "cannot be scheduled" in stall["message"]
+    assert "didn't match Pod's node affinity/selector" in stall["message"]
