@@ -288,3 +288,15 @@ def test_a_required_anti_affinity_is_named_with_its_terms():
     assert "didn't match pod anti-affinity rules" in _scheduler_says(state)
     assert f"required podAntiAffinity (pods with {label}={value} per {term['topologyKey']})" in f["message"]
     assert f["hint"].startswith("relax it to preferredDuringSchedulingIgnoredDuringExecution")
+
+
+def test_a_missing_volcano_queue_is_named_although_volcano_never_wrote():
+    """Volcano v1.10.0 leaves a PodGroup of a missing queue untouched (no phase, no condition, no event)."""
+    state = "lws-direct-volcano-queue-missing"
+    (pg,) = _items(state, "scheduling.volcano.sh", "v1beta1", "podgroups")
+    queue = pg["spec"]["queue"]
+    assert queue not in {q["metadata"]["name"] for q in _items(state, "scheduling.volcano.sh", "v1beta1", "queues")}
+    assert not pg.get("status", {}).get("phase")
+    f = _first_error(state)
+    assert (f["code"], f["object"]["name"]) == ("gang-held", pg["metadata"]["name"])
+    assert f"Volcano queue {queue} does not exist" in f["message"] and f"create Volcano queue {queue}" in f["hint"]
