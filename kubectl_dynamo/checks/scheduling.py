@@ -494,7 +494,7 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
         return
     objs = [(("DynamoGraphDeployment", view.namespace, view.name), view.raw)]
     objs += [(k, view.index.objects[k]) for k in sorted(view.lineage, key=str)
-             if k[0] in CONTROLLERS and k in view.index.objects]
+             if k[0] in CONTROLLERS and k in view.index.objects and not (k[0] in GROVE_PARTS and _grove_rolling(view))]
     for key, obj in objs:
         stale = _stale(obj)
         if stale:
@@ -548,6 +548,21 @@ def _grove_service_not_recreated(view) -> Iterator[Finding]:
                       object={"kind": "Service", "namespace": ns, "name": svc}, where=view.where())
 
 
+# Grove's children of a PodCliqueSet: while it rolls they are deleted, recreated and relabelled one replica
+# at a time, and their status trails their pods by a reconcile (recorded: grove-kai0152-rollout-scaled/01, a
+# PodCliqueScalingGroup at observed generation 1 of 2; -single-node/02, a PodClique counting a pod Ready
+# that was still gated when the pods were listed).
+GROVE_PARTS = ("PodClique", "PodCliqueScalingGroup")
+
+
+def _grove_rolling(view) -> bool:
+    """A PodCliqueSet of this DGD is in the middle of Grove's rolling update (model/rollout.pcs_updating)."""
+    from kubectl_dynamo.model.rollout import pcs_updating
+
+    return view.index is not None and any(
+        k[0] == "PodCliqueSet" and pcs_updating(view.index.objects.get(k) or {}) for k in view.lineage)
+
+
 def _status_claims_missing_pods(view) -> Iterator[Finding]:
     """A workload's status still counts pods that are gone: its controller stopped updating it (recorded:
     lws-controller-stopped, the LeaderWorkerSet Available with readyReplicas 1 and its worker deleted;
@@ -562,6 +577,8 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
         obj = view.index.objects.get(key) or {}
         st = obj.get("status") or {}
         if kind == "PodClique":
+            if _grove_rolling(view):
+                continue
             mine = [(c, g, p) for c, g, p in pods if p.labels.get(GROVE_CLIQUE) == name]
             claimed = st.get("readyReplicas")
             have = sum(p.ready for _, _, p in mine)

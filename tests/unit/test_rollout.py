@@ -514,17 +514,34 @@ def test_history_of_a_grove_rollout_halfway():
     ("grove-kai0152-rollout-multinode", 1, "PodCliqueSet", "roll-mn"),
     # a PodClique being deleted: the deletion bumped its generation
     ("grove-kai0152-rollout-reverted", 0, "PodClique", "roll-mn-0-decode-0-decode-wkr"),
+    # the PodCliqueScalingGroup scaled down while its PodCliqueSet rolls, not yet observed
+    ("grove-kai0152-rollout-scaled", 0, "PodCliqueScalingGroup", "roll-mn-0-decode"),
 ])
 def test_doctor_does_not_call_grove_hung_while_it_rolls(sequence, step, kind, name):
-    from kubectl_dynamo.checks.diagnosis import diagnose
-    from kubectl_dynamo.model.views import read_views
-
     at = _steps(sequence)[step]
     (obj,) = [o for o in _raw_items(at, "grove.io", "v1alpha1", kind.lower() + "s") if o["metadata"]["name"] == name]
     assert obj["status"]["observedGeneration"] < obj["metadata"]["generation"]  # what the recording shows
+    _not_called_hung(at, name)
+
+
+def _not_called_hung(at: Path, name: str) -> None:
+    from kubectl_dynamo.checks.diagnosis import diagnose
+    from kubectl_dynamo.model.views import read_views
+
     snap, views = read_views(RecordedCluster(str(at)), None)
     assert not [f for f in diagnose(snap, views)["findings"]
                 if f["code"] == "controller-not-reconciling" and (f["object"] or {}).get("name") == name]
+
+
+def test_doctor_does_not_call_grove_hung_for_a_count_its_pods_overtook_mid_rollout():
+    """grove-kai0152-rollout-single-node/02: PodClique agg-0-worker says readyReplicas 2 while, in the pods
+    listed a moment before it, one of them was still gated: Grove's PodCliqueSet is still rolling."""
+    at = _steps("grove-kai0152-rollout-single-node")[1]
+    (clique,) = [c for c in _raw_items(at, "grove.io", "v1alpha1", "podcliques") if c["metadata"]["name"] == "agg-0-worker"]
+    ready = [p for p in _raw_items(at, "", "v1", "pods") if p["metadata"]["labels"].get("grove.io/podclique") == "agg-0-worker"
+             and any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions") or [])]
+    assert clique["status"]["readyReplicas"] > len(ready)
+    _not_called_hung(at, "agg-0-worker")
 
 
 @pytest.mark.parametrize("sequence, step, kind, name", [
