@@ -33,11 +33,12 @@ operator/internal/controller/podcliqueset/reconcilestatus.go ``computeReplicaSta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
-from kubectl_dynamo.operator import api
+from kubectl_dynamo.operator import api, rollingupdate
+from kubectl_dynamo.operator.objects import resource_annotations
 from kubectl_dynamo.operator.workerhash import ANN_V1
 from kubectl_dynamo.words import plural
 
@@ -157,6 +158,42 @@ def _spec_components(dgd: dict) -> List[dict]:
 
 def _node_count(comp: dict) -> int:
     return int(((comp.get("multinode") or {}).get("nodeCount")) or 1)
+
+
+def managed(inputs: RolloutInputs) -> bool:
+    """The operator rolls this DGD's worker generations itself: the component pathway (not Grove) and
+    no component on more than one node (dgd_component_program.go ``supportsManagedRollingUpdate``,
+    api/v1beta1 ``HasAnyMultinodeComponent``: nodeCount > 1)."""
+    provider = (_meta(inputs.dgd).get("annotations") or {}).get(api.ANN_WORKLOAD_PROVIDER)
+    return (provider != "grove" and not inputs.workloads.get("PodCliqueSet")
+            and not any(_node_count(c) > 1 for c in _spec_components(inputs.dgd)))
+
+
+def availability(inputs: RolloutInputs, component: dict, replicas: int) -> Optional[Tuple[int, int]]:
+    """(groups ready, groups the rollout may have down) of one component, old and new generations
+    together, where its rollout bounds them; None where nothing does.
+    - Worker of a DGD the operator rolls itself (``managed``): one pod a replica; the bound is the
+      operator's own (dgd_worker_rollout_reconciler.go ``buildRollingUpdateContext``), from the
+      component's annotations (operator/rollingupdate.py), not the Deployments' strategy.
+    - On LWS: the groups the LeaderWorkerSets report ready; the bound is the current LeaderWorkerSet's
+      rolloutStrategy.rollingUpdateConfiguration.maxUnavailable, scaled down from a percentage
+      (kubernetes-sigs/lws@v0.9.0 api/leaderworkerset/v1/leaderworkerset_types.go, default 1)."""
+    name = (component.get("name") or "").lower()
+    if managed(inputs):
+        if component.get("type") not in api.WORKER_TYPES:
+            return None
+        pods = [p for p in inputs.pods if _component(p) == name and not _terminating(p)
+                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        _, allowed = rollingupdate.generation_budget(resource_annotations(inputs.dgd, component), replicas)
+        return sum(evidence.ready(p) for p in pods), allowed
+    lwss = [w for w in inputs.workloads.get("LeaderWorkerSet") or [] if _component(w) == name]
+    target = target_hashes(inputs.dgd, inputs.dcds)
+    current = [w for w in lwss if not worker_hash(w) or worker_hash(w) in target]
+    if not current:
+        return None
+    config = ((current[0].get("spec") or {}).get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}
+    allowed = rollingupdate.scaled(config.get("maxUnavailable", 1), replicas, False)
+    return sum(int((w.get("status") or {}).get("readyReplicas") or 0) for w in lwss), allowed
 
 
 def assess(inputs: RolloutInputs) -> dict:

@@ -15,7 +15,7 @@ import copy
 import json
 from typing import Dict, List, Optional
 
-from kubectl_dynamo.operator import api, gms
+from kubectl_dynamo.operator import api, gms, rollingupdate
 from kubectl_dynamo.operator.grove import pcs_name_for_dgd
 
 GROVE_API = "grove.io/v1alpha1"
@@ -115,6 +115,17 @@ def _labels(dgd: dict, component: dict, *, dynamo_ns: str, worker_hash: str, dis
         labels[LABEL_DISCOVERY_BACKEND] = "kubernetes"
         labels[LABEL_DISCOVERY_ENABLED] = "true"
     return labels
+
+
+def resource_annotations(dgd: dict, component: dict) -> Dict[str, str]:
+    """``GetDGDComponentResourceAnnotations`` (graph.go): the DGD's spec annotations, then what a v1alpha1
+    service kept, then the component's pod template annotations; the DGD's rolling update reads its
+    strategy and budget from them."""
+    out: Dict[str, str] = dict((dgd.get("spec") or {}).get("annotations") or {})
+    out.update(_alpha((dgd.get("metadata") or {}).get("annotations") or {}, component.get("name") or "")
+               .get("annotations") or {})
+    out.update(_metadata(component).get("annotations") or {})
+    return out
 
 
 def _annotations(dgd: dict, component: dict, discovery: str) -> Dict[str, str]:
@@ -396,8 +407,7 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str, v1
         out.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": obj_meta,
                     "spec": {"replicas": main["replicas"], "selector": {"matchLabels": {LABEL_SELECTOR: dcd}},
                              "template": {"metadata": template_meta, "spec": main["podSpec"]},
-                             "strategy": {"type": "RollingUpdate",
-                                          "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}}})
+                             "strategy": rollingupdate.deployment_strategy(annotations)}})
     return [_sorted_maps(o) for o in out]
 
 
