@@ -7,7 +7,7 @@ events.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.model.labels import DGD_LABEL
@@ -22,6 +22,9 @@ from kubectl_dynamo.model.rollout import (
 from kubectl_dynamo.model.views import seconds_between
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import RolloutStatus
 
 # kubectl's default for a Deployment (spec.progressDeadlineSeconds): how long an operator-managed
 # rolling update may stand still before doctor calls it stalled.
@@ -53,7 +56,7 @@ def inputs_of(view) -> RolloutInputs:
     return cached
 
 
-def _assessed(view) -> dict:
+def _assessed(view) -> RolloutStatus:
     cached = getattr(view, "_rollout", None)
     if cached is None:
         cached = assess(inputs_of(view))
