@@ -15,6 +15,7 @@ from kubectl_dynamo.cluster.client import Stream
 from kubectl_dynamo.cluster.streams import Readers, drain
 from kubectl_dynamo.commands.logs import Filters, Printer, Source, merged, sources, split_timestamp, timestamp_key
 from kubectl_dynamo.environment import Environment
+from tests.unit.fake_body import Body
 
 
 def grove_pod(name, clique_suffix, index, group=0, component="decode"):
@@ -206,41 +207,13 @@ def test_a_pod_that_is_not_running_says_why():
 
 # -- logs -f: the pods' WATCH is cluster/streams.Watched on the logs' own readers ---------------------
 
-class _Body:
-    """An HTTP body: the given lines, then it blocks (a follow or a watch) until closed."""
-
-    def __init__(self, lines):
-        import queue
-
-        self.q = queue.Queue()
-        for line in lines:
-            self.q.put(line)
-        self.closed = threading.Event()
-
-    def read1(self, n):
-        import queue
-
-        while not self.closed.is_set():
-            try:
-                return self.q.get(timeout=0.02)
-            except queue.Empty:
-                continue
-        return b""
-
-    def shutdown(self):
-        self.closed.set()
-
-    def close(self):
-        self.closed.set()
-
-
 def _running(pod, restarts=0, **annotations):
     pod = {**pod, "metadata": {**pod["metadata"], "annotations": annotations},
            "status": {"containerStatuses": [{"name": "main", "restartCount": restarts, "state": {"running": {}}}]}}
     return pod
 
 
-class _Gated(_Body):
+class _Gated(Body):
     """A watch body that hands out each event once the output shows what it waits for (each event then
     meets the state the one before left)."""
 
@@ -281,7 +254,7 @@ class _FollowCluster:
         pod = path.split("/pods/")[1].split("/")[0]
         self.logs.append(pod)
         n = self.logs.count(pod)
-        body = self.bodies[(pod, n)] = _Body([f"{pod} log {n}\n".encode()])
+        body = self.bodies[(pod, n)] = Body([f"{pod} log {n}\n".encode()])
         return Stream(body)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import threading
 from pathlib import Path
 from typing import Dict, List
@@ -21,6 +20,7 @@ from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.cluster.streams import Watched
 from kubectl_dynamo.commands import rollout
 from kubectl_dynamo.environment import Environment
+from tests.unit.fake_body import Body
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 
@@ -76,30 +76,11 @@ def test_a_missing_dgd_is_not_found():
 
 # -- the watch machinery -----------------------------------------------------------------------------
 
-class _Raw:
-    """An HTTP body that hands out what the test feeds it and blocks in between, as a watch does."""
+class _Raw(Body):
+    """A watch body: the given events, then (``end``) the server ends it, else it blocks."""
 
     def __init__(self, lines: List[dict], end: bool):
-        self.q: queue.Queue = queue.Queue()
-        for line in lines:
-            self.q.put(json.dumps(line).encode() + b"\n")
-        if end:
-            self.q.put(b"")
-        self.closed = threading.Event()
-
-    def read1(self, n: int) -> bytes:
-        while not self.closed.is_set():
-            try:
-                return self.q.get(timeout=0.05)
-            except queue.Empty:
-                continue
-        return b""
-
-    def shutdown(self) -> None:
-        self.closed.set()
-
-    def close(self) -> None:
-        self.closed.set()
+        super().__init__([json.dumps(line).encode() + b"\n" for line in lines] + ([b""] if end else []))
 
 
 class _Cluster:
