@@ -12,13 +12,16 @@ Warning event. ``causes.create_failed`` and ``causes.unschedulable`` turn them i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.scheduling import CREATE_FAILED
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.release import Workload, pods_of
 from kubectl_dynamo.model.views import classify
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import BlockedEvidence, InstallBlocked
 
 # The pod's own Warning events that say why it is not Ready once it runs (the kubelet's reasons,
 # kubernetes@v1.33 pkg/kubelet/events/event.go); FailedScheduling repeats the PodScheduled condition.
@@ -30,10 +33,10 @@ class Blocked:
     """A workload Helm waits for, what was said about it, and the causes found in that."""
 
     workload: Workload
-    evidence: List[dict] = field(default_factory=list)  # {object, reason, message}
+    evidence: List[BlockedEvidence] = field(default_factory=list)
     causes: List[causes.Cause] = field(default_factory=list)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> InstallBlocked:
         w = self.workload
         return {"object": w.ref(), "ready": w.ready, "desired": w.desired, "evidence": self.evidence,
                 "causes": [{"kind": c.kind, "what": c.what, "fix": c.fix} for c in self.causes]}
