@@ -281,7 +281,7 @@ def execute(plan, helm, connect, target: Target, say, err, clock=None) -> int:
     progress = None
     try:
         for step in steps:
-            current = step
+            current, progress = step, None
             step.status = "running"
             if step.component == "queues":
                 say(f"[{step.number}/{total}] create KAI queues {', '.join(o['metadata']['name'] for o in step.objects)}")
@@ -344,7 +344,7 @@ def report_stop(plan, done, stopped, how, tail, target: Target, err):
         lines += format_blocking(stopped.blocking)
     said = [t for t in tail[-6:] if t.strip()]
     if said:
-        lines += ["helm said:"] + [f"    {t}" for t in said]
+        lines += [f"{'helm' if stopped and stopped.argv else 'the API server'} said:"] + [f"    {t}" for t in said]
     lines.append("done:     " + ("; ".join(f"[{s.number}/{total}] {_label(s)}" for s in done) or "nothing"))
     rest = [s for s in plan.to_run if s not in done]
     lines.append("not done: " + "; ".join(f"[{s.number}/{total}] {_label(s)}" +
