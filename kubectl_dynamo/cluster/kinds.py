@@ -64,6 +64,9 @@ KINDS: Tuple[Kind, ...] = (
          lineage=True, when="leaderworkerset.x-k8s.io"),
     Kind("apps", "v1", "deployments", "Deployment", lineage=True),  # single-node components; controllers: facts
     Kind("apps", "v1", "replicasets", "ReplicaSet", lineage=True),
+    # what `helm --wait` and hooks wait for besides Deployments and StatefulSets (install's progress)
+    Kind("apps", "v1", "daemonsets", "DaemonSet"),
+    Kind("batch", "v1", "jobs", "Job"),
     # KAI and Volcano both define podgroups and queues: always read by their fully qualified group.
     Kind("scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", field="volcano_podgroups"),
     # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (its queues as v2): read only where that version is served.
