@@ -22,7 +22,7 @@ doctor's ``skipped`` names the kind.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
@@ -71,8 +71,21 @@ def _finding(code: str, view: DgdView, message: str, obj: dict, *, severity: Opt
                    where=view.where(component))
 
 
-def _in(namespace: str, objects: Optional[Iterable[dict]]) -> Dict[str, dict]:
-    return {o["metadata"]["name"]: o for o in objects or [] if (o.get("metadata") or {}).get("namespace") == namespace}
+def _in(view: DgdView, attr: str) -> Dict[str, dict]:
+    """The objects of the snapshot's list ``attr`` in the DGD's namespace, by name; the list is grouped by
+    namespace once per run (on the shared Index), not filtered whole per DGD."""
+    cache = getattr(view.index, "_discovery_by_namespace", None) if view.index is not None else None
+    if cache is None:
+        cache = {}
+        if view.index is not None:
+            view.index._discovery_by_namespace = cache  # type: ignore[attr-defined]
+    if attr not in cache:
+        grouped: Dict[Optional[str], Dict[str, dict]] = {}
+        for o in getattr(_snap(view), attr) or []:
+            meta = o.get("metadata") or {}
+            grouped.setdefault(meta.get("namespace"), {})[meta.get("name", "")] = o
+        cache[attr] = grouped
+    return cache[attr].get(view.namespace, {})
 
 
 def _grants(role: dict) -> bool:
@@ -89,7 +102,8 @@ def _names(binding: dict, namespace: str, account: str) -> bool:
                and (s.get("namespace") or namespace) == namespace for s in binding.get("subjects") or [])
 
 
-def _why_unbound(account: str, operator_account: str, roles: Dict[str, dict], bindings: Dict[str, dict]) -> str:
+def _why_unbound(namespace: str, account: str, operator_account: str, roles: Dict[str, dict],
+                 bindings: Dict[str, dict]) -> str:
     """What is missing between ServiceAccount ``account`` and a Role with the discovery rules."""
     role_name, binding_name = f"{operator_account}-role", f"{operator_account}-binding"
     if account != operator_account:
@@ -98,7 +112,7 @@ def _why_unbound(account: str, operator_account: str, roles: Dict[str, dict], bi
     binding = bindings.get(binding_name)
     if binding is None:
         return f"RoleBinding {binding_name} is missing"
-    if not _names(binding, (binding.get("metadata") or {}).get("namespace") or "", account):
+    if not _names(binding, namespace, account):
         return f"RoleBinding {binding_name} does not name ServiceAccount {account}"
     ref = binding.get("roleRef") or {}
     role = roles.get(ref.get("name", "")) if ref.get("kind") == "Role" else None
@@ -115,8 +129,7 @@ def discovery_rbac_missing(view: DgdView):
     snap = _snap(view)
     if backend(view) != KUBERNETES or None in (snap.serviceaccounts, snap.roles, snap.rolebindings):
         return
-    roles, bindings = _in(view.namespace, snap.roles), _in(view.namespace, snap.rolebindings)
-    accounts = _in(view.namespace, snap.serviceaccounts)
+    roles, bindings, accounts = _in(view, "roles"), _in(view, "rolebindings"), _in(view, "serviceaccounts")
     operator_account = discovery_service_account(view.name)
     by_account: Dict[str, List[str]] = {}
     for p in _pods(view):
@@ -129,7 +142,7 @@ def discovery_rbac_missing(view: DgdView):
             continue
         theirs = account != operator_account
         why = f"ServiceAccount {account} does not exist" if account not in accounts else \
-            _why_unbound(account, operator_account, roles, bindings)
+            _why_unbound(view.namespace, account, operator_account, roles, bindings)
         shown = ", ".join(sorted(pods)[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
         obj = {"kind": "ServiceAccount", "namespace": view.namespace, "name": account} if theirs or \
             account not in accounts else {"kind": "RoleBinding", "namespace": view.namespace,
