@@ -180,7 +180,7 @@ def _name_only(obj: dict, s: Strings) -> dict:
     return {"metadata": {"name": meta.get("name"), "namespace": s(meta.get("namespace"))}}
 
 
-def _identity(obj: dict, s: Strings) -> dict:
+def compact_identity(obj: dict, s: Strings) -> dict:
     """An object as who it is and whose it is (name, uid, age, owners), without its spec: a DynamoWorkerMetadata's
     data is the runtime's whole registration, and the checks read only whose pod it names (checks/discovery.py)."""
     meta = obj.get("metadata") or {}
@@ -246,7 +246,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
                  "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
     slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned,
-                                                      "name": _name_only, "meta": _identity}
+                                                      "name": _name_only, "meta": compact_identity}
     for kind in kinds.SNAPSHOT:
         if kind.when and kind.when not in groups:
             continue  # its controller is not installed
