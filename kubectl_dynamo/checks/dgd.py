@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -135,7 +135,7 @@ def insufficient_gpus(view):
             if not p.scheduled and gpu_short(words):
                 # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
                 big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
-                       if x is not None and x.kind == "too-big"]
+                       if x is not None and x.kind in ("too-big", "not-advertised")]
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
                          + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
@@ -161,10 +161,13 @@ def gang_partial(view):
         if gang.enforced:
             continue
         names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+        found = scheduler_causes(view, waiting)
+        because = f": {'; '.join(x.what for x in found)}" if found else ""
         yield _f("gang-partial", "error", view.obj(),
                  f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                 f"(scheduler {placed[0].scheduler}) while {names} wait; the placed pods hold their GPUs",
-                 f"fix what keeps the waiting pods from scheduling; {gang.fix}", where=view.where(c.name, g.index))
+                 f"(scheduler {placed[0].scheduler}) while {names} wait{because}; the placed pods hold their GPUs",
+                 ("".join(f"{x.fix}; " for x in found) or "fix what keeps the waiting pods from scheduling; ")
+                 + gang.fix, where=view.where(c.name, g.index))
 
 
 @check("scheduling-gated", scope="dgd")

@@ -205,11 +205,15 @@ def gang_not_enforced(view) -> Iterator[Finding]:
             continue
         placed, waiting = g.placed, g.waiting
         partial = bool(placed and waiting)
+        found = scheduler_causes(view, waiting) if partial else []
         state = (f"{len(placed)} of {len(g.pods)} pods are placed and hold their GPUs while "
                  f"{', '.join(p.name for p in waiting)} wait" if partial else
                  "nothing holds the group together: a shortage places part of it")
+        if found:  # why the rest waits: the first thing to fix
+            state += f" because {'; '.join(x.what for x in found)}"
         obj = _pg_obj(e.podgroup) if e.podgroup else view.obj()
-        yield _f(view, "gang-not-enforced", obj, f"component {c.name} group {g.index}: {e.why}; {state}", e.fix,
+        yield _f(view, "gang-not-enforced", obj, f"component {c.name} group {g.index}: {e.why}; {state}",
+                 "".join(f"{x.fix}; " for x in found) + ("then " if found else "") + e.fix,
                  c=c, g=g, severity="error" if partial else "info", cause=e.cause)
 
 
@@ -228,15 +232,18 @@ def gang_held(view) -> Iterator[Finding]:
         pod_words = _distinct([p.scheduler_words() for p in waiting if p.scheduler_words()])
         if (waiting[0].pod_group or ("",))[0] == "volcano":
             phase = (pg.get("status") or {}).get("phase")
-            if phase not in HELD_PHASES:
+            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
+            # Volcano never writes to a PodGroup whose queue does not exist (v1.10.0, recorded
+            # lws-direct-volcano-queue-missing): no phase, yet it holds the gang for good.
+            if phase not in HELD_PHASES and not (queue and queue.kind == "queue-missing"):
                 continue
             cond = evidence.condition(pg, "Unschedulable") or {}
             said = f"condition Unschedulable/{cond.get('reason')}: {_quote(cond.get('message'))}" if cond else \
                 "no condition yet"
-            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
             msg = (f"component {c.name} group {g.index}: Volcano holds the gang"
                    f"{': ' + queue.what if queue else ''} (PodGroup {pg['metadata']['name']} "
-                   f"phase {phase}, minMember {(pg.get('spec') or {}).get('minMember')}, {said})")
+                   f"{'phase ' + phase if phase else 'never updated by Volcano'}, minMember "
+                   f"{(pg.get('spec') or {}).get('minMember')}, {said})")
         else:
             queue = None
             words = kai_words(pg)
