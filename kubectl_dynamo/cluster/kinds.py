@@ -26,7 +26,7 @@ class Kind(NamedTuple):
     namespaced: bool = True
     field: Optional[str] = None  # the Snapshot list doctor fills; None = doctor does not list it
     scope: str = "all"  # all | dgd | lws | warnings | name (see the module docstring)
-    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned", "name" (model/snapshot.py)
+    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned", "name", "meta" (model/snapshot.py)
     required: bool = False  # a Snapshot list that is [] (not None) when it cannot be read
     owner: bool = False  # may own a DGD's workloads: part of the owner tree (model/views.py)
     lineage: bool = False  # ``tree`` lists it (model/lineage.py)
@@ -78,7 +78,15 @@ KINDS: Tuple[Kind, ...] = (
     Kind("scheduling.volcano.sh", "v1beta1", "queues", "Queue", namespaced=False),
     Kind("scheduling.run.ai", "v2", "queues", "Queue", namespaced=False),
     # what a pod cannot be created or placed without (model/lineage.needs; the recordings of checks/causes.py)
-    Kind("", "v1", "serviceaccounts", "ServiceAccount"),
+    # The operator's Kubernetes discovery, per DGD (dynamo@2a6da14c deploy/operator/internal/discovery/resource.go):
+    # the pods' ServiceAccount, the Role that lets the runtime watch EndpointSlices and write its
+    # DynamoWorkerMetadata, the RoleBinding between them; the registrations the runtime writes
+    # (lib/runtime/src/discovery/kube/crd.rs), kept without their data (checks/discovery.py)
+    Kind("", "v1", "serviceaccounts", "ServiceAccount", field="serviceaccounts", compact="name"),
+    Kind("rbac.authorization.k8s.io", "v1", "roles", "Role", field="roles"),
+    Kind("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", field="rolebindings"),
+    Kind("nvidia.com", "v1alpha1", "dynamoworkermetadatas", "DynamoWorkerMetadata", field="workermetadatas",
+         compact="meta"),
     Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
     Kind("", "v1", "resourcequotas", "ResourceQuota"),
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False),

@@ -181,6 +181,17 @@ def _name_only(obj: dict, s: Strings) -> dict:
     return {"metadata": {"name": meta.get("name"), "namespace": s(meta.get("namespace"))}}
 
 
+def compact_identity(obj: dict, s: Strings) -> dict:
+    """An object as who it is and whose it is (name, uid, age, owners), without its spec: a DynamoWorkerMetadata's
+    data is the runtime's whole registration, and the checks read only whose pod it names (checks/discovery.py)."""
+    meta = obj.get("metadata") or {}
+    kept = {k: meta[k] for k in ("name", "uid", "creationTimestamp") if meta.get(k)}
+    kept["namespace"] = s(meta.get("namespace"))
+    if meta.get("ownerReferences"):
+        kept["ownerReferences"] = [_pick(r, ("kind", "name", "uid"), s) for r in meta["ownerReferences"]]
+    return {"metadata": kept}
+
+
 def compact_owned(obj: dict, s: Strings) -> dict:
     """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
     as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
@@ -236,7 +247,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
                  "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
     slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned,
-                                                      "name": _name_only}
+                                                      "name": _name_only, "meta": compact_identity}
     for kind in kinds.SNAPSHOT:
         if kind.when and kind.when not in groups:
             continue  # its controller is not installed
@@ -250,7 +261,7 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         label_selector, field_selector = selectors[kind.scope]
         items = list_kind(cluster, snap, kinds.NAMES[kind], kind.group, kind.version, kind.plural,
                           label_selector=label_selector, field_selector=field_selector,
-                          slim=slims[kind.compact] if compact or kind.compact == "name" else None)
+                          slim=slims[kind.compact] if compact or kind.compact in ("name", "meta") else None)
         setattr(snap, kind.field or "", [] if items is None and kind.required else items)
         if kind.field == "dgds" and not snap.dgds:
             break  # nothing in scope to diagnose: no other kind is read

@@ -23,7 +23,7 @@ from kubectl_dynamo.model.snapshot import Snapshot, take
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PACKAGE_CRDS = Path(__file__).resolve().parents[2] / "kubectl_dynamo" / "data" / "crds"
-BUILT_IN = ("", "apps", "batch", "apiextensions.k8s.io", "scheduling.k8s.io")  # served by kube-apiserver itself
+BUILT_IN = ("", "apps", "batch", "apiextensions.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io")  # kube-apiserver's own
 
 
 @functools.cache
