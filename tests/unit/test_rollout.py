@@ -573,21 +573,6 @@ def test_doctor_names_a_held_grove_rollout_with_nothing_of_the_old_generation_le
     assert "didn't match Pod's node affinity/selector" in stall["message"]
 
 
-@pytest.mark.parametrize("sequence", [s for s in SEQUENCES if s.startswith("grove")])
-def test_rollout_json_of_every_grove_step_matches_its_schemas(sequence):
-    import jsonschema
-
-    from kubectl_dynamo.data import DATA_DIR
-
-    schemas = {n: json.loads(Path(DATA_DIR, "schemas", f"{n}.json").read_text())
-               for n in ("rollout-status", "rollout-history")}
-    for step in _steps(sequence):
-        cluster = RecordedCluster(str(step), namespace="llm")
-        name = _sequence_dgd(step)
-        jsonschema.validate(json.loads(json.dumps(rollout.status_once(cluster, name).data)), schemas["rollout-status"])
-        jsonschema.validate(json.loads(json.dumps(rollout.history(cluster, name, 1).data)), schemas["rollout-history"])
-
-
 # ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_worker_rollout_reconciler_test.go
 # TestResolveRollingUpdateParams: (annotations, desired replicas, maxSurge, maxUnavailable).
 SURGE, UNAVAILABLE = "nvidia.com/deployment-rolling-update-max-surge", "nvidia.com/deployment-rolling-update-max-unavailable"
