@@ -18,6 +18,11 @@ The sentences, as the real components write them (recorded in tests/data/recorde
   serviceaccount "SA" not found'), webhooks (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook:
   'failed calling webhook "W": failed to call webhook: Post "URL": error', 'admission webhook "W" denied
   the request: reason').
+
+What the sentences name is then looked up in the objects: an unbound claim's StorageClass (storage.k8s.io/v1;
+the PV controller never provisions for ``kubernetes.io/no-provisioner``), the Validating/MutatingWebhookConfiguration
+that holds a webhook, its Service or URL and failurePolicy, and the Service's EndpointSlices (recorded:
+lws-direct-pvc-*, lws-direct-webhook-*).
 """
 
 from __future__ import annotations
@@ -378,9 +383,10 @@ def create_failed(message: str, namespace: str, webhooks: Optional[Webhooks] = N
         return Cause(f"admission webhook {m['name']} of {hook.holder} (failurePolicy {hook.policy}) calls "
                      f"{hook.endpoint}{hook.state}; it does not answer ({m['error'].strip()}), and failurePolicy "
                      f"{hook.policy} refuses the object meanwhile",
-                     f"bring back the server behind {hook.endpoint}{hook.look}, or, if it is gone for good, delete "
-                     f"{hook.holder} (kubectl delete {hook.kind.lower()} {hook.config}) or set webhook {m['name']}'s "
-                     "failurePolicy to Ignore", "webhook-down")
+                     f"bring back the server behind {hook.endpoint}{hook.look}: usually the controller that "
+                     f"installed {hook.holder}, restarted; only if that server is gone for good (its controller "
+                     f"uninstalled), delete {hook.holder} (kubectl delete {hook.kind.lower()} {hook.config}) or set "
+                     f"webhook {m['name']}'s failurePolicy to Ignore", "webhook-down")
     m = _WEBHOOK_DENIED.search(message)
     if m:
         hook = webhook(m["name"], webhooks)
@@ -444,7 +450,7 @@ def webhook(name: str, webhooks: Optional[Webhooks]) -> Optional[Hook]:
         if not isinstance(backend, dict):
             state = ", whose endpoints could not be read" if backend else ""
         elif not backend.get("service"):
-            state = f", which does not exist"
+            state = ", which does not exist"
         elif not backend.get("ready"):
             state = (f", which has no ready endpoints ({backend.get('endpoints')} endpoints, none ready)"
                      if backend.get("endpoints") else ", which has no endpoints (no pod backs it)")

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
@@ -223,7 +223,7 @@ def queue_annotation_ignored(view) -> Iterator[Finding]:
     offline), with the queue its pods' PodGroups actually name; silent when they name that queue anyway
     (it was set where the path reads it, e.g. on the LeaderWorkerSet)."""
     ex = view.explained
-    live = {}  # annotation -> the queues the pods' PodGroups of that scheduler name
+    live: Dict[str, Dict[str, str]] = {}  # annotation -> the queues the pods' PodGroups of that scheduler name
     for _, g in _multinode_groups(view):
         pg = group_podgroup(view, g)
         flavour = (next((p.pod_group for p in g.pods if p.pod_group), None) or (None,))[0]

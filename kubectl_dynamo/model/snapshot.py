@@ -215,7 +215,7 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
     except Forbidden as e:
         snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
         snap.denied.append({"verb": "list", "resource": f"{plural}.{group}" if group else plural,
-                            "namespace": namespace, "reason": e.message})
+                            "namespace": namespace, "reason": e.message, "cluster": not namespaced})
     except NotFound as e:
         snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
     except DynamoError as e:

@@ -15,7 +15,7 @@ The operator (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, List, Mapping, NamedTuple, Optional
 
 from kubectl_dynamo.operator.api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE, LABEL_DGD
 
@@ -228,10 +228,10 @@ def _path(orchestrator: Optional[str], scheduler: Optional[str]) -> str:
 
 
 def ignored_queue_annotations(orchestrator: Optional[str], scheduler: Optional[str], annotations: Optional[Mapping],
-                              *, namespace: str = "NAMESPACE", dgd: str = "NAME") -> list:
+                              *, namespace: str = "NAMESPACE", dgd: str = "NAME") -> List[Ignored]:
     """The queue annotations of DGD ``namespace/dgd`` that the path it renders on (``orchestrator``,
     ``scheduler``) does not read, each with what sets the queue there instead."""
-    out = []
+    out: List[Ignored] = []
     if orchestrator not in ("lws", "grove"):
         return out  # nothing renders: no-multinode-orchestrator says why
     for annotation, (provider, wanted) in QUEUE_ANNOTATIONS.items():
