@@ -325,11 +325,11 @@ def read_webhook_backends(cluster: Cluster, snap: Snapshot) -> None:
     services = {((w["clientConfig"].get("service") or {}).get("namespace"), w["clientConfig"]["service"].get("name"))
                 for c in configs for w in c.get("webhooks") or [] if w.get("name") in named
                 and (w.get("clientConfig") or {}).get("service")}
-    slices = kinds.by_kind("EndpointSlice")
+    service, slices = kinds.by_kind("Service"), kinds.by_kind("EndpointSlice")
     for ns, name in sorted(services, key=str):
         try:
             try:
-                cluster.get(path_for("", "v1", "services", ns, name))
+                cluster.get(service.path(ns, name))
             except NotFound:
                 snap.webhook_backends[(ns, name)] = {"service": False, "endpoints": 0, "ready": 0}
                 continue
