@@ -17,7 +17,7 @@ Order matters for byte-exact output:
 from __future__ import annotations
 
 import copy
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from kubectl_dynamo.operator import api, backends, components, gms, vllm
 from kubectl_dynamo.operator.components import MAIN_CONTAINER, ComponentContext, main_container_of
@@ -80,6 +80,7 @@ def merge_main_container(base: dict, user: Optional[dict]) -> dict:
 # Downward API volume (replacing a same-named mount or volume, or one at the same path).
 
 TOPOLOGY_VOLUME = "topology-labels"
+TOPOLOGY_LABEL_PREFIX = "nvidia.com/dynamo-topology."  # consts.go KubeLabelDynamoTopologyPrefix
 TOPOLOGY_MOUNT_PATH = "/etc/dynamo/topology"
 KV_TRANSFER_ENV = ("DYN_KV_TRANSFER_DOMAIN", "DYN_KV_TRANSFER_ENFORCEMENT", "DYN_KV_TRANSFER_PREFERRED_WEIGHT",
                    "DYN_TOPOLOGY_ENABLED", "DYN_TOPOLOGY_MOUNT_PATH")
@@ -99,7 +100,14 @@ def _float32_text(value) -> str:
     return format(Decimal(repr(f32)), "f")
 
 
-def apply_kv_transfer_policy(main: dict, pod_spec: dict, policy: dict) -> None:
+def applies_kv_transfer_policy(policy: Optional[dict]) -> bool:
+    """graph.go shouldApplyKvTransferPolicyToWorkerComponent (for a worker component)."""
+    return bool(policy and (policy.get("labelKey") or policy.get("clusterTopologyName")))
+
+
+def apply_kv_transfer_policy(main: dict, pod_spec: dict, policy: dict, domains: Sequence[str] = ()) -> None:
+    """``domains``: the Grove ClusterTopology's levels (Grove path with ``clusterTopologyName``); a DCD gets
+    none, so its Downward API volume has no items (``topologyLabelVolumeItems``)."""
     envs = [{"name": "DYN_KV_TRANSFER_DOMAIN", "value": str(policy.get("domain") or "")},
             {"name": "DYN_KV_TRANSFER_ENFORCEMENT", "value": policy.get("enforcement") or "required"},
             {"name": "DYN_TOPOLOGY_ENABLED", "value": "true"},
@@ -110,10 +118,14 @@ def apply_kv_transfer_policy(main: dict, pod_spec: dict, policy: dict) -> None:
     main["volumeMounts"] = [m for m in main.get("volumeMounts") or []
                             if m.get("name") != TOPOLOGY_VOLUME and m.get("mountPath") != TOPOLOGY_MOUNT_PATH] + [
         {"name": TOPOLOGY_VOLUME, "readOnly": True, "mountPath": TOPOLOGY_MOUNT_PATH}]
-    items = [{"path": str(policy.get("domain") or ""),
-              "fieldRef": {"fieldPath": f"metadata.labels['{policy['labelKey']}']"}}]
+    if policy.get("labelKey"):
+        items = [{"path": str(policy.get("domain") or ""),
+                  "fieldRef": {"fieldPath": f"metadata.labels['{policy['labelKey']}']"}}]
+    else:
+        items = [{"path": d, "fieldRef": {"fieldPath": f"metadata.labels['{TOPOLOGY_LABEL_PREFIX}{d}']"}}
+                 for d in domains]
     pod_spec["volumes"] = [v for v in pod_spec.get("volumes") or [] if v.get("name") != TOPOLOGY_VOLUME] + [
-        {"name": TOPOLOGY_VOLUME, "downwardAPI": {"items": items}}]
+        {"name": TOPOLOGY_VOLUME, "downwardAPI": {"items": items} if items else {}}]
 
 
 # ---- step 3: compilation cache ---------------------------------------------------------------
@@ -258,7 +270,7 @@ def generate_pod_spec(
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_main["env"] = merge_envs(graph_env, user_main.get("env") or [])
     kv_policy = kv_transfer_policy if (component.get("type") or "") in api.WORKER_TYPES else None
-    if kv_policy and kv_policy.get("labelKey"):
+    if kv_policy and applies_kv_transfer_policy(kv_policy):
         user_main = user_main or {"name": MAIN_CONTAINER}
         user_spec = dict(user_spec)
         apply_kv_transfer_policy(user_main, user_spec, kv_policy)

@@ -238,12 +238,7 @@ def template_source_mode(name: str, component: dict, nodes: int, operator_versio
         return []
     out: List[dict] = []
     if not versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE):
-        return [finding(
-            "template-source-mode", ERROR, name,
-            f"components[].roles exists only from operator 1.6.0; operator {operator_version} rejects or prunes it "
-            "and renders from the component podTemplate.",
-            "Use a component-level podTemplate, or upgrade the operator to 1.6.0+.",
-        )]
+        return []  # the CRD has no roles: admission says so (validation/admission.py), once
     with_template = [r.get("name") for r in roles if r.get("podTemplate")]
     if with_template and component.get("podTemplate"):
         out.append(finding(

@@ -140,9 +140,13 @@ def hash_input(dgd: dict, backend_framework: str, operator_version: str = "1.5.0
         kube_annotations.pop(api.ANN_ORIGIN_VERSION, None)
         for key in (api.ANN_TOPOLOGY_LABEL_KEY, api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY):
             kube_annotations.pop(key, None)
+        # The DCD's topology annotations, copied to its pods: both keys (graph.go
+        # applyKvTransferPolicyTopologyAnnotations, v1beta1_helpers.go GetDCDKubeAnnotations).
         kv_policy = (spec.get("experimental") or {}).get("kvTransferPolicy") or {}
-        if kv_policy.get("labelKey"):  # the DCD's topology annotation, copied to its pods
-            kube_annotations[api.ANN_TOPOLOGY_LABEL_KEY] = kv_policy["labelKey"]
+        for key, field in ((api.ANN_TOPOLOGY_LABEL_KEY, "labelKey"),
+                           (api.ANN_TOPOLOGY_CLUSTER_TOPOLOGY, "clusterTopologyName")):
+            if kv_policy.get(field):
+                kube_annotations[key] = kv_policy[field]
         override = c.get("runtimeVersionOverride") or ""
         # Role mode: no component template, so only an override resolves (runtimeversion.Resolve).
         runtime = _runtime_version({} if role_mode else main_container_of(tpl) or {}, override)
@@ -176,7 +180,12 @@ def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool, 
     """What the generated worker DCD's pod template holds (``GenerateDynamoComponentsDeployments``:
     the worker-hash label, then ``applyDGDTemplateDefaults``): DGD env under the main container's,
     the kvTransferPolicy wiring, propagated DGD annotations, spec annotations and labels beneath."""
-    from kubectl_dynamo.operator.podspec import apply_kv_transfer_policy, main_container_of, merge_envs
+    from kubectl_dynamo.operator.podspec import (
+        applies_kv_transfer_policy,
+        apply_kv_transfer_policy,
+        main_container_of,
+        merge_envs,
+    )
 
     tmeta = tpl.setdefault("metadata", {})
     labels = tmeta.setdefault("labels", {})
@@ -185,14 +194,14 @@ def _template_defaults(tpl: dict, spec: dict, annotations: dict, has_epp: bool, 
     if has_epp:
         labels["nvidia.com/dynamo-component-class"] = "worker"
     kv_policy = (spec.get("experimental") or {}).get("kvTransferPolicy") or {}
-    if spec.get("env") or kv_policy.get("labelKey"):
+    if spec.get("env") or applies_kv_transfer_policy(kv_policy):
         main = main_container_of(tpl)
         if main is None:
             main = {"name": "main"}
             tpl.setdefault("spec", {}).setdefault("containers", []).insert(0, main)
         if spec.get("env"):
             main["env"] = merge_envs(spec["env"], main.get("env") or [])
-        if kv_policy.get("labelKey"):  # applyKvTransferPolicyToWorkerComponent
+        if applies_kv_transfer_policy(kv_policy):  # applyKvTransferPolicyToWorkerComponent
             apply_kv_transfer_policy(main, tpl.setdefault("spec", {}), kv_policy)
     if v16:  # spec metadata first, then the DGD's (origin version always the DGD's)
         for k, v in (spec.get("annotations") or {}).items():

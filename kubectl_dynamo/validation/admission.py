@@ -59,11 +59,8 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
     meta: dict = plain["metadata"] if isinstance(plain.get("metadata"), dict) else {}
     grove = (provider or ("grove" if selection.wants_grove(meta.get("annotations")) else "lws")) == "grove"
     hint = "Fix the field the message names: the operator's admission webhook refuses the DGD on create."
-    out = [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
-           for path, message in webhooks.problems(plain, grove)]
-    out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
-                             "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
-            for path, message in webhooks.offline_notes(plain, grove)]
+    out = []
+    # First: the cause. The webhook's refusals that follow (a component left without its podTemplate) are its effects.
     if not versions.at_least(operator_version or versions.NEWEST, api.ROLE_TEMPLATES_SINCE):
         spec: dict = plain["spec"] if isinstance(plain.get("spec"), dict) else {}
         for i, comp in enumerate(spec.get("components") or []):
@@ -71,7 +68,13 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
                 out.append(validate.finding(
                     "schema-invalid", validate.ERROR, comp.get("name"),
                     f"spec.components[{i}]: unknown field(s) ('roles' was unexpected: the CRD of operator "
-                    f"{operator_version} has no roles; they are Dynamo 1.6.0+)", SCHEMA_HINT))
+                    f"{operator_version} has no roles; they are Dynamo 1.6.0+)",
+                    "Use a component-level podTemplate, or upgrade the operator to 1.6.0+."))
+    out += [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
+            for path, message in webhooks.problems(plain, grove)]
+    out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
+                             "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
+            for path, message in webhooks.offline_notes(plain, grove)]
     return out
 
 

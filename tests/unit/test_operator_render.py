@@ -266,9 +266,18 @@ class TestRoleTemplates:
         assert any("required on every role" in m for m in msgs)
         assert any("must equal 1" in m for m in msgs)
 
-    def test_roles_before_1_6(self):
-        r = explain_dgd(dgd([self.comp()]), operator_version="1.5.0")
-        assert "template-source-mode" in codes(r)
+    def test_roles_before_1_6(self, tmp_path):
+        """The 1.5 CRD has no roles: one error says so, first (admission's), and the render adds none."""
+        from kubectl_dynamo.commands import explain
+        from kubectl_dynamo.inputs import manifests
+
+        assert "template-source-mode" not in codes(explain_dgd(dgd([self.comp()]), operator_version="1.5.0"))
+        path = tmp_path / "roles.yaml"
+        path.write_text(yaml.safe_dump(dgd([self.comp()])))
+        (item,) = explain.explain_documents(manifests.load(str(path)), operator_version="1.5.0")["items"]
+        errors = [f for f in item["findings"] if f["severity"] == "error"]
+        assert errors[0]["code"] == "schema-invalid" and "has no roles" in errors[0]["message"]
+        assert sum("roles" in f["message"] for f in errors) == 1
 
 
 class TestPodSpec:
