@@ -8,7 +8,10 @@ The sentences, as the real components write them (recorded in tests/data/recorde
   the plugins tainttoleration ("node(s) had untolerated taint {key: value}"), nodeaffinity ("node(s)
   didn't match Pod's node affinity/selector"), volumebinding ('persistentvolumeclaim "x" not found',
   "pod has unbound immediate PersistentVolumeClaims"), noderesources ("Insufficient <resource>"),
-  nodeunschedulable ("node(s) were unschedulable").
+  nodeunschedulable ("node(s) were unschedulable"), nodeports ("node(s) didn't have free ports for the requested
+  pod ports"), interpodaffinity ("node(s) didn't match pod anti-affinity rules", "... pod affinity rules",
+  "node(s) didn't satisfy existing pods anti-affinity rules"), podtopologyspread ("node(s) didn't match pod
+  topology spread constraints"), noderesources' pod count ("Too many pods").
 - The statefulset controller's ``FailedCreate`` event: "create Pod P in StatefulSet S failed error: <the
   API server's refusal>", where the admission plugins say: ResourceQuota (plugin/pkg/admission/
   resourcequota: "exceeded quota: Q, requested: r=v, used: r=v, limited: r=v"), PodSecurity
@@ -100,6 +103,12 @@ AFFINITY = "didn't match Pod's node affinity/selector"
 UNBOUND = "unbound immediate PersistentVolumeClaims"
 NO_VOLUME = "didn't find available persistent volumes to bind"  # volumebinding ErrReasonBindConflict (WaitForFirstConsumer)
 CORDONED = "node(s) were unschedulable"
+PORTS = "didn't have free ports for the requested pod ports"
+ANTI_AFFINITY = "didn't match pod anti-affinity rules"
+EXISTING_ANTI_AFFINITY = "didn't satisfy existing pods anti-affinity rules"
+POD_AFFINITY = "didn't match pod affinity rules"
+SPREAD = "didn't match pod topology spread constraints"
+TOO_MANY_PODS = "Too many pods"
 
 
 def _toleration(key: str, value: str, effect: Optional[str]) -> str:
@@ -194,6 +203,64 @@ def insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional
     return None
 
 
+def host_ports(spec: dict) -> List[str]:
+    """The host ports a pod takes on its node: every containerPort under hostNetwork, else its hostPorts."""
+    host = bool(spec.get("hostNetwork"))
+    return list(dict.fromkeys(f"{p.get('hostPort') or p.get('containerPort')}/{p.get('protocol') or 'TCP'}"
+                              for c in spec.get("containers") or [] for p in c.get("ports") or []
+                              if p.get("hostPort") or (host and p.get("containerPort"))))
+
+
+def _terms(spec: dict, kind: str) -> List[str]:
+    """A pod's required (anti-)affinity terms as "labels per topologyKey"."""
+    out = []
+    for t in ((spec.get("affinity") or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []:
+        sel = t.get("labelSelector") or {}
+        labels = [f"{k}={v}" for k, v in (sel.get("matchLabels") or {}).items()]
+        labels += [f"{e.get('key')} {e.get('operator', '').lower()} {','.join(e.get('values') or [])}".strip()
+                   for e in sel.get("matchExpressions") or []]
+        out.append(f"pods with {', '.join(labels) or 'any labels'} per {t.get('topologyKey')}")
+    return out
+
+
+def _placement_causes(words: str, spec: dict, nodes: List[dict]) -> List[Cause]:
+    """What the pod itself asks that the nodes cannot give it at the same time as the pods already there."""
+    out = []
+    n = len(nodes) or "the"
+    if PORTS in words:
+        ports = host_ports(spec)
+        how = "hostNetwork: every containerPort" if spec.get("hostNetwork") else "hostPort"
+        out.append(Cause(f"the pod takes host port(s) {', '.join(ports) or '?'} ({how}), already taken on every node "
+                         "that could run it: one such pod per node",
+                         f"drop the hostPort (or hostNetwork) from the component's podTemplate, or add nodes: {n} nodes "
+                         "run at most that many such pods", "ports"))
+    if ANTI_AFFINITY in words:
+        terms = _terms(spec, "podAntiAffinity")
+        out.append(Cause(f"the pod's required podAntiAffinity ({'; '.join(terms) or 'see its spec'}) excludes every "
+                         "node that could run it", "relax it to preferredDuringSchedulingIgnoredDuringExecution in the "
+                         f"component's podTemplate, or add nodes ({n} nodes hold at most that many such pods)",
+                         "anti-affinity"))
+    if EXISTING_ANTI_AFFINITY in words:
+        out.append(Cause("pods already running there have a required podAntiAffinity against this pod's labels",
+                         "find them (kubectl get pods -A -o json | jq '.items[] | select(.spec.affinity.podAntiAffinity)')"
+                         " and relax their rule, or add nodes", "existing-anti-affinity"))
+    if POD_AFFINITY in words:
+        terms = _terms(spec, "podAffinity")
+        out.append(Cause(f"the pod's required podAffinity ({'; '.join(terms) or 'see its spec'}) matches no running "
+                         "pod on a node that fits", "start the pods it must join first, fix the labelSelector, or relax "
+                         "it to preferredDuringSchedulingIgnoredDuringExecution", "affinity"))
+    if SPREAD in words:
+        hard = [f"maxSkew {t.get('maxSkew')} per {t.get('topologyKey')}" for t in spec.get("topologySpreadConstraints")
+                or [] if t.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"]
+        out.append(Cause(f"the pod's topologySpreadConstraints ({'; '.join(hard) or 'see its spec'}) cannot be met",
+                         "set whenUnsatisfiable: ScheduleAnyway, raise maxSkew, or label more nodes with the "
+                         "topologyKey", "spread"))
+    if TOO_MANY_PODS in words:
+        out.append(Cause("the nodes run as many pods as their allocatable pods allows",
+                         "raise the kubelet's maxPods on the GPU nodes or move other pods off them", "too-many-pods"))
+    return out
+
+
 def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]], namespace: str, *,
                   claims: Optional[List[dict]] = None, classes: Optional[List[dict]] = None) -> List[Cause]:
     """The causes in a scheduler's sentence for one waiting pod (its spec) on these nodes (and the
@@ -234,7 +301,7 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
         cause = insufficient_cause(resource, spec, nodes)
         if cause:
             out.append(cause)
-    return out
+    return out + _placement_causes(words, spec, nodes)
 
 
 def insufficient(words: Optional[str]) -> List[str]:
@@ -313,6 +380,35 @@ _QUOTA = re.compile(r"exceeded quota: (?P<name>[^,]+), requested: (?P<req>.*?), 
                     r"limited: (?P<hard>[^\s\"]*)")
 _PSA = re.compile(r'violates PodSecurity "(?P<level>[^"]+)": (?P<violations>.+)$')
 _PRIORITY = re.compile(r"no PriorityClass with name (?P<name>\S+) was found")
+# The LimitRanger admission plugin, one sentence per violated bound (k8s.io/kubernetes@v1.33.13
+# plugin/pkg/admission/limitranger/admission.go minConstraint, maxRequestConstraint, maxConstraint,
+# limitRequestRatioConstraint): "maximum R usage per T is X, but limit is Y", "... is X.  No limit is
+# specified", "R max limit to request ratio per T is X, but provided ratio is Y" (or "but no request is ...").
+_LIMIT_RANGE = re.compile(
+    r"(?:(?P<bound>minimum|maximum) (?P<resource>\S+) usage per (?P<type>Container|Pod|PersistentVolumeClaim) is "
+    r"(?P<limit>\S+?)(?:, but (?P<field>limit|request) is (?P<value>[^,;\]\s]+)|\.  No (?P<unset>limit|request) is "
+    r"specified)|(?P<rresource>\S+) max limit to request ratio per (?P<rtype>\w+) is (?P<ratio>\S+), but "
+    r"(?:provided ratio is (?P<observed>[0-9.]+)|no (?P<runset>request|limit) is specified or \S+ is 0))")
+
+
+def _limit_range_says(m: re.Match) -> Tuple[str, str]:
+    """(what is wrong, what to set) for one LimitRanger sentence."""
+    if m["rresource"]:
+        resource = m["rresource"]
+        have = f"ratio {float(m['observed']):g}" if m["observed"] else f"no {m['runset']}"
+        return (f"{resource} limit/request {have} against the maximum ratio {m['ratio']} per {m['rtype']}",
+                f"{resource} limit at most {m['ratio']} × its request")
+    resource, bound, limit = m["resource"], m["bound"], m["limit"]
+    field = m["field"] or m["unset"]
+    have = f"{field} {m['value']}" if m["value"] else f"no {field}"
+    return (f"{resource} {have} against the {bound} {limit} per {m['type']}",
+            f"{resource} {field} {'at most' if bound == 'maximum' else 'at least'} {limit}")
+
+
+# The ResourceQuota admission plugin when a quota tracks limits.* / requests.* the pod does not set
+# (plugin/pkg/admission/resourcequota/controller.go: "failed quota: NAME: must specify R for: C; ...").
+_QUOTA_UNSET = re.compile(r"failed quota: (?P<name>[^:]+): must specify (?P<what>.+?)$")
+_RUNTIME_CLASS = re.compile(r'RuntimeClass "(?P<name>[^"]+)" not found')
 _SA = re.compile(r'error looking up service account (?P<ns>[^/\s]+)/(?P<name>[^:\s]+): serviceaccount "[^"]+" not found')
 _WEBHOOK_CALL = re.compile(r'failed calling webhook "(?P<name>[^"]+)": failed to call webhook: '
                            r'(?:(?:\w+ )?"?(?P<url>[a-z]+://[^\s"]+)"?: )?(?P<error>.+)$')
@@ -350,6 +446,26 @@ def create_failed(message: str, namespace: str, webhooks: Optional[Webhooks] = N
         return Cause(f"ResourceQuota {namespace}/{m['name']} is exhausted: {'; '.join(parts)}",
                      f"raise ResourceQuota {m['name']}'s hard limit (kubectl edit resourcequota -n {namespace} "
                      f"{m['name']}) or free what counts against it", "quota")
+    m = _QUOTA_UNSET.search(message)
+    if m:
+        unset = [w.strip() for w in m["what"].split(";") if w.strip()]
+        resources = [w.split(" for:")[0] for w in unset]
+        return Cause(f"ResourceQuota {namespace}/{m['name']} tracks {', '.join(resources)}, so every container must "
+                     f"set them, and the pod does not ({'; '.join(unset)})",
+                     f"set {' and '.join(r.replace('limits.', 'resources.limits.').replace('requests.', 'resources.requests.') for r in resources)} "
+                     f"on those containers in the component's podTemplate, or give namespace {namespace} a LimitRange "
+                     "with defaults for them", "quota-unset")
+    said = [_limit_range_says(v) for v in _LIMIT_RANGE.finditer(message)]
+    if said:
+        return Cause(f"a LimitRange of namespace {namespace} refuses the pod: {'; '.join(w for w, _ in said)}",
+                     f"set {', '.join(dict.fromkeys(f for _, f in said))} in the component's podTemplate resources, "
+                     f"or change the LimitRange (kubectl get limitrange -n {namespace} -o yaml)", "limit-range")
+    m = _RUNTIME_CLASS.search(message)
+    if m:
+        return Cause(f"RuntimeClass {m['name']} does not exist (the pods set runtimeClassName: {m['name']})",
+                     f"install what provides RuntimeClass {m['name']} (for nvidia: the NVIDIA GPU Operator or container "
+                     f"toolkit), create it (kubectl get runtimeclass lists those there are), or remove runtimeClassName "
+                     "from the component's podTemplate", "runtime-class")
     m = _PSA.search(message)
     if m:
         level = m["level"].split(":")[0]

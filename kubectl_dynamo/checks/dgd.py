@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -161,10 +161,13 @@ def gang_partial(view):
         if gang.enforced:
             continue
         names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+        found = scheduler_causes(view, waiting)
+        because = f": {'; '.join(x.what for x in found)}" if found else ""
         yield _f("gang-partial", "error", view.obj(),
                  f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                 f"(scheduler {placed[0].scheduler}) while {names} wait; the placed pods hold their GPUs",
-                 f"fix what keeps the waiting pods from scheduling; {gang.fix}", where=view.where(c.name, g.index))
+                 f"(scheduler {placed[0].scheduler}) while {names} wait{because}; the placed pods hold their GPUs",
+                 ("".join(f"{x.fix}; " for x in found) or "fix what keeps the waiting pods from scheduling; ")
+                 + gang.fix, where=view.where(c.name, g.index))
 
 
 @check("scheduling-gated", scope="dgd")

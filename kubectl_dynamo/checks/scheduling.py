@@ -209,11 +209,15 @@ def gang_not_enforced(view) -> Iterator[Finding]:
             continue
         placed, waiting = g.placed, g.waiting
         partial = bool(placed and waiting)
+        found = scheduler_causes(view, waiting) if partial else []
         state = (f"{len(placed)} of {len(g.pods)} pods are placed and hold their GPUs while "
                  f"{', '.join(p.name for p in waiting)} wait" if partial else
                  "nothing holds the group together: a shortage places part of it")
+        if found:  # why the rest waits: the first thing to fix
+            state += f" because {'; '.join(x.what for x in found)}"
         obj = _pg_obj(e.podgroup) if e.podgroup else view.obj()
-        yield _f(view, "gang-not-enforced", obj, f"component {c.name} group {g.index}: {e.why}; {state}", e.fix,
+        yield _f(view, "gang-not-enforced", obj, f"component {c.name} group {g.index}: {e.why}; {state}",
+                 "".join(f"{x.fix}; " for x in found) + ("then " if found else "") + e.fix,
                  c=c, g=g, severity="error" if partial else "info", cause=e.cause)
 
 

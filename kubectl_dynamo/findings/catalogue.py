@@ -189,7 +189,9 @@ ENTRIES: Tuple[Entry, ...] = (
     E('controller-create-failed', 'error', ('dgd',),
       what='a controller failed to create an object of the DGD: a `FailedCreate` Warning event (e.g. a StatefulSet refused by a failing webhook)',
       why='explains a missing pod or workload; the message names what refused it',
-      fix='fix what refuses the object (webhook, quota, policy)',
+      fix='names the cause and its fix where the API server says it: an exhausted ResourceQuota (used/hard) or one '
+          'that requires limits, a LimitRange bound, Pod Security level and violations, a missing PriorityClass, '
+          'ServiceAccount or RuntimeClass, a webhook that fails or denies; otherwise fix what refuses the object',
       refs=()),
     E('controller-not-reconciling', 'error', ('dgd',),
       what="an object of the DGD has not observed its latest generation, its status still counts pods that are gone (a LeaderWorkerSet Available, a PodClique's readyReplicas), the DGD status names a workload that does not exist, or Grove has not recreated a headless Service it owns",

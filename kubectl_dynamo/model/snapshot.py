@@ -120,12 +120,10 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain", "priorityClassName",
                                         "serviceAccountName") if spec.get(k)}
     # what the scheduler matches against the nodes (checks/causes.py names the label or taint no node fits)
-    for key in ("nodeSelector", "tolerations"):
+    # (node and pod affinity, spread, the host ports a pod takes)
+    for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "hostNetwork"):
         if spec.get(key):
             sp[key] = s.shared(spec[key])
-    node_affinity = (spec.get("affinity") or {}).get("nodeAffinity")
-    if node_affinity:
-        sp["affinity"] = {"nodeAffinity": s.shared(node_affinity)}
     if spec.get("schedulingGates"):
         sp["schedulingGates"] = s.shared([_pick(g, ("name",), s) for g in spec["schedulingGates"]])
     shm: Set[str] = set()
@@ -134,6 +132,9 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         for c in spec.get(key) or []:
             kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
             kept.update((k, c[k]) for k in PROBES + ("resources",) if c.get(k))
+            taken = [q for q in c.get("ports") or [] if q.get("hostPort") or spec.get("hostNetwork")]
+            if taken:  # what the node must have free (checks/causes.py host_ports)
+                kept["ports"] = taken
             mounts = [{"name": s(v.get("name")), "mountPath": SHM} for v in c.get("volumeMounts") or []
                       if v.get("mountPath") == SHM]
             if mounts:

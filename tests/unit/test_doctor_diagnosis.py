@@ -362,3 +362,67 @@ def test_messages_are_whole(state):
     text = json.dumps(_doctor(state))
     quoted = [s for s in said if s[:40] in text]
     assert all(json.dumps(s)[1:-1] in text for s in quoted), state
+
+
+@pytest.mark.parametrize("state", ["lws-direct-limitrange-exceeded", "lws-direct-limitrange-several"])
+def test_a_limitrange_names_each_bound_and_the_value_to_set(state):
+    """The LimitRanger admission plugin's sentences (one per violated bound) become one cause and one fix."""
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    limit = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
+    event = _failed_create(state)
+    bounds = [(b.split()[0], b.split(" is ")[1].split(",")[0]) for b in event["message"].split("forbidden: ")[1]
+              .strip("[]").split(", ") if " usage per " in b]
+    assert bounds
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed" and f"a LimitRange of namespace {NS} refuses the pod" in f["message"]
+    assert f"memory limit {limit} against the maximum" in f["message"] and event["message"] in f["message"]
+    for bound, value in bounds:
+        assert f"the {bound} {value} per" in f["message"]
+        assert f"{'at most' if bound == 'maximum' else 'at least'} {value}" in f["hint"]
+    assert f"kubectl get limitrange -n {NS}" in f["hint"]
+
+
+def test_a_quota_that_requires_limits_names_the_quota_and_the_fields():
+    state = "lws-direct-quota-requires-limits"
+    (quota,) = _items(state, "", "v1", "resourcequotas")
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed"
+    assert f"ResourceQuota {NS}/{quota['metadata']['name']} tracks" in f["message"]
+    for resource in quota["spec"]["hard"]:
+        assert resource in f["message"] and f"resources.{resource}" in f["hint"]
+    assert _failed_create(state)["message"] in f["message"]
+
+
+def test_a_missing_runtimeclass_is_named():
+    state = "lws-direct-runtimeclass-missing"
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    name = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["runtimeClassName"]
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed" and f"RuntimeClass {name} does not exist" in f["message"]
+    assert "remove runtimeClassName" in f["hint"] and f"RuntimeClass {name}" in f["hint"]
+
+
+def _waiting(state: str) -> List[dict]:
+    return [p for p in _pods(state) if not p["spec"].get("nodeName")]
+
+
+def test_a_host_port_taken_on_every_node_is_named():
+    """6 pods with hostPort on 4 nodes: the scheduler places one per node; the first error says which port."""
+    state = "lws-direct-hostport-conflict"
+    (pod, *_) = _waiting(state)
+    port = next(p for c in pod["spec"]["containers"] for p in c.get("ports", []) if p.get("hostPort"))
+    f = _first_error(state)
+    assert "didn't have free ports" in _scheduler_says(state)
+    assert f"host port(s) {port['hostPort']}/{port['protocol']} (hostPort)" in f["message"]
+    assert f["hint"].startswith("drop the hostPort")
+
+
+def test_a_required_anti_affinity_is_named_with_its_terms():
+    state = "lws-direct-anti-affinity"
+    (pod, *_) = _waiting(state)
+    (term,) = pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    (label, value), = term["labelSelector"]["matchLabels"].items()
+    f = _first_error(state)
+    assert "didn't match pod anti-affinity rules" in _scheduler_says(state)
+    assert f"required podAntiAffinity (pods with {label}={value} per {term['topologyKey']})" in f["message"]
+    assert f["hint"].startswith("relax it to preferredDuringSchedulingIgnoredDuringExecution")
