@@ -184,6 +184,17 @@ def insufficient_cause(resource: str, spec: dict, nodes: List[dict]) -> Optional
     """Why no node can take a pod short of ``resource``: no node offers it at all (``unknown-resource``), or
     the pod requests more than the largest node has (``too-big``); None when some node could fit it."""
     have = {r for n in nodes for r in _allocatable(n)}
+    if nodes and "/" in resource and not any(quantity(_allocatable(n).get(resource)) for n in nodes) and (
+            resource in have or resource == GPU):
+        # an extended resource no node advertises (0 or absent) is a device plugin's: it is not running or
+        # reports no healthy device (kubelet keeps a resource it knew at 0) -- not a request to change
+        return Cause(f"no node advertises allocatable {resource} ({'0' if resource in have else 'absent'} on all "
+                     f"{len(nodes)} nodes: {_names(nodes, 2)}): the device plugin for {resource} is not running or "
+                     "reports no healthy device",
+                     f"check the device plugin on the GPU nodes (for nvidia.com/gpu: the NVIDIA GPU Operator's "
+                     f"nvidia-device-plugin pods, kubectl get pods -A -o wide | grep -i device-plugin) and what the "
+                     f"node reports (kubectl describe node {_meta(nodes[0]).get('name')} | grep {resource})",
+                     "not-advertised")
     if have and resource not in have:
         close = difflib.get_close_matches(resource, sorted(have), n=1, cutoff=0.6)
         meant = f"; it probably means {close[0]}" if close else ""

@@ -135,7 +135,7 @@ def insufficient_gpus(view):
             if not p.scheduled and gpu_short(words):
                 # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
                 big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
-                       if x is not None and x.kind == "too-big"]
+                       if x is not None and x.kind in ("too-big", "not-advertised")]
                 yield _f("insufficient-gpus", "error", p.obj(),
                          f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
                          + (f"{big[0].what}; the scheduler says \"{words}\"" if big else

@@ -91,6 +91,7 @@ CAUSES: Dict[str, Tuple[str, ...]] = {
     "leader-not-ready": ("pod-on-unavailable-node", "group-pending"),
     "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing"),
     "leader-dns-missing": ("controller-not-reconciling",),
+    "scheduler-not-running": ("gang-held", "kai-queue-missing"),  # a scheduler ignores pods of a missing queue
 }
 
 

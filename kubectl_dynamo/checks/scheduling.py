@@ -260,15 +260,18 @@ def gang_held(view) -> Iterator[Finding]:
         pod_words = _distinct([p.scheduler_words() for p in waiting if p.scheduler_words()])
         if (waiting[0].pod_group or ("",))[0] == "volcano":
             phase = (pg.get("status") or {}).get("phase")
-            if phase not in HELD_PHASES:
+            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
+            # Volcano never writes to a PodGroup whose queue does not exist (v1.10.0, recorded
+            # lws-direct-volcano-queue-missing): no phase, yet it holds the gang for good.
+            if phase not in HELD_PHASES and not (queue and queue.kind == "queue-missing"):
                 continue
             cond = evidence.condition(pg, "Unschedulable") or {}
             said = f"condition Unschedulable/{cond.get('reason')}: {_quote(cond.get('message'))}" if cond else \
                 "no condition yet"
-            queue = causes.volcano_queue(pg, view.snapshot.facts.volcano_queues, [p.raw for p in g.pods])
             msg = (f"component {c.name} group {g.index}: Volcano holds the gang"
                    f"{': ' + queue.what if queue else ''} (PodGroup {pg['metadata']['name']} "
-                   f"phase {phase}, minMember {(pg.get('spec') or {}).get('minMember')}, {said})")
+                   f"{'phase ' + phase if phase else 'never updated by Volcano'}, minMember "
+                   f"{(pg.get('spec') or {}).get('minMember')}, {said})")
         else:
             queue = None
             words = kai_words(pg)

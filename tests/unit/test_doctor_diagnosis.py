@@ -426,3 +426,26 @@ def test_a_required_anti_affinity_is_named_with_its_terms():
     assert "didn't match pod anti-affinity rules" in _scheduler_says(state)
     assert f"required podAntiAffinity (pods with {label}={value} per {term['topologyKey']})" in f["message"]
     assert f["hint"].startswith("relax it to preferredDuringSchedulingIgnoredDuringExecution")
+
+
+def test_a_missing_volcano_queue_is_named_although_volcano_never_wrote():
+    """Volcano v1.10.0 leaves a PodGroup of a missing queue untouched (no phase, no condition, no event)."""
+    state = "lws-direct-volcano-queue-missing"
+    (pg,) = _items(state, "scheduling.volcano.sh", "v1beta1", "podgroups")
+    queue = pg["spec"]["queue"]
+    assert queue not in {q["metadata"]["name"] for q in _items(state, "scheduling.volcano.sh", "v1beta1", "queues")}
+    assert not pg.get("status", {}).get("phase")
+    f = _first_error(state)
+    assert (f["code"], f["object"]["name"]) == ("gang-held", pg["metadata"]["name"])
+    assert f"Volcano queue {queue} does not exist" in f["message"] and f"create Volcano queue {queue}" in f["hint"]
+
+
+def test_gpus_no_node_advertises_point_at_the_device_plugin_not_the_request():
+    """Every node's nvidia.com/gpu at 0 (the device plugin gone): "request at most 0" would be wrong."""
+    state = "lws-direct-gpus-not-advertised"
+    nodes = _items(state, "", "v1", "nodes")
+    assert {n["status"]["allocatable"]["nvidia.com/gpu"] for n in nodes} == {"0"}
+    f = _first_error(state)
+    assert "Insufficient nvidia.com/gpu" in _scheduler_says(state)
+    assert f"no node advertises allocatable nvidia.com/gpu (0 on all {len(nodes)} nodes" in f["message"]
+    assert "device plugin" in f["hint"] and "request at most" not in f["hint"]
