@@ -328,10 +328,171 @@ class CollectSummary(TypedDict):
     doctor: Severities
 
 
+# -- rollout status, rollout history, placement ----------------------------------------------------
+class WorkerHash(TypedDict):
+    stored: List[str]
+    target: List[str]
+
+
+class _RollingUpdateTimes(TypedDict, total=False):  # as the operator set them (status.rollingUpdate)
+    startTime: str
+    endTime: str
+    updatedComponents: List[str]
+
+
+class RollingUpdate(_RollingUpdateTimes):
+    phase: Optional[str]
+
+
+class ReadyCondition(TypedDict):
+    status: Optional[str]
+    reason: Optional[str]
+    message: Optional[str]
+
+
+class WorkloadRollout(TypedDict):
+    kind: str
+    name: str
+    desired: int
+    updated: int
+    ready: int
+    available: int
+    unit: str
+    done: bool
+    waiting: Optional[str]
+
+
+class ComponentRollout(TypedDict):
+    name: str
+    type: Optional[str]
+    worker: bool
+    replicas: int
+    nodeCount: int
+    workloads: List[WorkloadRollout]
+    pods: int
+    podsReady: int
+    podsDesired: int
+    oldPods: int
+    oldPodsReady: int
+    done: bool
+    waiting: Optional[str]
+
+
+class Generation(TypedDict):
+    revision: int
+    hash: str
+    created: Optional[str]
+    dcds: List[str]
+    workloads: List[str]
+    pods: int
+    podsReady: int
+    current: bool
+
+
+class _RolloutExtra(TypedDict, total=False):
+    rollingUpdateNotSupported: bool
+    skipped: List[Skipped]  # --watch=false
+    findings: List[FindingJson]  # following: the final state, with doctor's findings when it stalled
+
+
+class RolloutStatus(_RolloutExtra):
+    name: str
+    namespace: str
+    generation: int
+    observedGeneration: int
+    workerHash: WorkerHash
+    rollingUpdate: RollingUpdate
+    ready: ReadyCondition
+    components: List[ComponentRollout]
+    podCliqueSets: List[WorkloadRollout]
+    generations: List[Generation]
+    oldWorkerDCDs: List[str]
+    done: bool
+    waiting: Optional[str]
+    cause: Optional[str]
+
+
+class TemplateChange(TypedDict):
+    what: str
+    name: str
+    detail: str
+
+
+class ComponentChanges(TypedDict):
+    component: str
+    changes: List[TemplateChange]
+    diff: str
+
+
+class _HistoryRevision(TypedDict, total=False):  # --revision N
+    skipped: List[Skipped]
+    revision: int
+    changes: List[ComponentChanges]
+
+
+class RolloutHistory(_HistoryRevision):
+    name: str
+    namespace: str
+    workerHash: WorkerHash
+    rollingUpdate: RollingUpdate
+    generations: List[Generation]
+
+
+class _GpuUserRank(TypedDict, total=False):  # a DGD's pod
+    group: int
+    rank: Optional[int]
+    role: str
+
+
+class GpuUser(_GpuUserRank):
+    pod: str
+    namespace: str
+    gpus: int
+    dgd: Optional[str]
+    component: Optional[str]
+
+
+class GpuNode(TypedDict):
+    name: str
+    allocatable: int
+    used: int
+    free: int
+    schedulable: bool
+    users: List[GpuUser]
+
+
+class GpuTotals(TypedDict):
+    nodes: int
+    allocatable: int
+    used: int
+    free: int
+    largestFree: int
+    stranded: int
+
+
+class PendingGang(TypedDict):
+    namespace: str
+    dgd: Optional[str]
+    component: Optional[str]
+    group: Optional[int]
+    pods: List[str]
+    gpusPerPod: List[int]
+    gpus: int
+    fits: bool
+    waitsFor: Optional[str]
+
+
+class PlacementData(TypedDict):
+    nodes: List[GpuNode]
+    totals: GpuTotals
+    pendingGangs: List[PendingGang]
+
+
 # schema name -> its TypedDict (tests keep their keys equal)
 TYPES: Dict[str, Any] = {
     "finding": FindingJson, "detect": DetectData, "version": VersionData, "explain-fields": FieldDocs,
     "doctor": DoctorData, "check": CheckEntry, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary,
+    "rollout-status": RolloutStatus, "rollout-history": RolloutHistory, "placement": PlacementData,
 }
 
 

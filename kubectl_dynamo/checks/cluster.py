@@ -13,6 +13,7 @@ from kubectl_dynamo.operator import selection, versions
 # Minimum versions (per operator line for Grove and KAI) and known-broken pairs: data/compatibility.json,
 # each fact with its source (model/compat.py; generated into docs/versions.md).
 LWS_MINIMUM = compat.facts()["lws"]["minimum"]
+LWS_DISAGGREGATED_SET = compat.facts()["lws"]["disaggregatedSet"]
 K8S_MINIMUM = compat.facts()["kubernetes"]["minimum"]
 K8S_PLATFORM_MINIMUM = compat.facts()["kubernetes"]["platformChart"]
 compatibility = compat.line_minimums
@@ -192,13 +193,12 @@ def known_broken_versions(view: ClusterView):
 
 @check("lws-without-disaggregatedset")
 def lws_without_ds(view: ClusterView):
-    """LWS does not serve disaggregatedset.x-k8s.io/v1 (LWS v0.9.0 ships its CRD:
-    kubernetes-sigs/lws@v0.9.0 config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml)."""
+    """LWS does not serve disaggregatedset.x-k8s.io/v1 (the first LWS release that does: compatibility.json)."""
     lws = view.orch["lws"]
     if lws["installed"] and not lws["disaggregatedSet"]:
         yield ("LWS does not serve disaggregatedset.x-k8s.io/v1; the standard LeaderWorkerSet path works "
-               "but DisaggregatedSet needs LWS v0.9.0 or newer",
-               "kubectl dynamo install --orchestrator lws --upgrade   (any LWS from v0.9.0 serves it)")
+               f"but DisaggregatedSet needs LWS {LWS_DISAGGREGATED_SET} or newer",
+               f"kubectl dynamo install --orchestrator lws --upgrade   (any LWS from {LWS_DISAGGREGATED_SET} serves it)")
 
 
 @check("no-gpu-nodes")

@@ -7,14 +7,24 @@ events.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
-from kubectl_dynamo.model.rollout import PHASES_IN_PROGRESS, RolloutInputs, assess, current_hashes, worker_hash
+from kubectl_dynamo.model.labels import DGD_LABEL
+from kubectl_dynamo.model.rollout import (
+    PHASES_IN_PROGRESS,
+    RolloutInputs,
+    assess,
+    availability,
+    current_hashes,
+    worker_hash,
+)
 from kubectl_dynamo.model.views import seconds_between
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import RolloutStatus
 
 # kubectl's default for a Deployment (spec.progressDeadlineSeconds): how long an operator-managed
 # rolling update may stand still before doctor calls it stalled.
@@ -46,7 +56,7 @@ def inputs_of(view) -> RolloutInputs:
     return cached
 
 
-def _assessed(view) -> dict:
+def _assessed(view) -> RolloutStatus:
     cached = getattr(view, "_rollout", None)
     if cached is None:
         cached = assess(inputs_of(view))
@@ -111,35 +121,21 @@ def worker_hash_missing(view):
              + (f"; its worker DCDs carry {', '.join(live)}" if live else ""))
 
 
-def _int_or_percent(value, total: int, round_up: bool) -> int:
-    """intstr.GetScaledValueFromIntOrPercent (k8s.io/apimachinery pkg/util/intstr)."""
-    if isinstance(value, int):
-        return value
-    text = str(value or "")
-    if text.endswith("%"):
-        scaled = int(text[:-1]) * total
-        return -(-scaled // 100) if round_up else scaled // 100
-    return int(text) if text.isdigit() else 0
-
-
 @check("max-unavailable-exceeded", scope="dgd")
 def max_unavailable_exceeded(view):
-    """LWS path: a component's ready groups, old and new LeaderWorkerSets together, below replicas minus
-    the current LeaderWorkerSet's maxUnavailable (lws@v0.9.0 api: rolloutStrategy.rollingUpdateConfiguration,
-    default 1) while it rolls."""
+    """While a component rolls, fewer of its groups ready (old and new generations together) than its
+    replicas minus what its rollout lets go (model/rollout.availability: the operator's own bound for
+    a single-node DGD, the LeaderWorkerSet's on LWS)."""
     a = _assessed(view)
-    lwss = inputs_of(view).workloads["LeaderWorkerSet"]
-    target = set(a["workerHash"]["target"])
+    inputs = inputs_of(view)
+    managing = a["rollingUpdate"].get("phase") in PHASES_IN_PROGRESS
+    spec = {(c.get("name") or "").lower(): c for c in (view.raw.get("spec") or {}).get("components") or []}
     for c in a["components"]:
-        mine = [w for w in lwss if (((w.get("metadata") or {}).get("labels") or {}).get(COMPONENT_LABEL) or "").lower()
-                == c["name"].lower()]
-        current = [w for w in mine if worker_hash(w) in target or not worker_hash(w)]
-        rolling = c["oldPods"] or any(w["updated"] < w["desired"] for w in c["workloads"])
-        if not current or not rolling:
+        rolling = managing or c["oldPods"] or any(w["updated"] < w["desired"] for w in c["workloads"])
+        counts = availability(inputs, spec.get(c["name"].lower()) or {"name": c["name"]}, c["replicas"]) if rolling else None
+        if counts is None:
             continue
-        config = ((current[0].get("spec") or {}).get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}
-        allowed = _int_or_percent(config.get("maxUnavailable", 1), c["replicas"], False)
-        ready = sum(int((w.get("status") or {}).get("readyReplicas") or 0) for w in mine)
+        ready, allowed = counts
         down = c["replicas"] - ready
         if down > allowed:
             yield _f("max-unavailable-exceeded", view,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from kubectl_dynamo.cli.options import emit, kube_options
+from kubectl_dynamo.commands.install import plan as ins
 
 
 @click.command("install")
@@ -21,7 +22,8 @@ from kubectl_dynamo.cli.options import emit, kube_options
 @click.option("--grove-version", metavar="V", help="Grove chart version (with --separately).")
 @click.option("--kai-version", metavar="V", help="KAI Scheduler chart version (with --separately).")
 @click.option("--volcano-version", metavar="V", help="Volcano chart version (lws).")
-@click.option("--lws-version", metavar="V", help="LWS chart version (lws; >= 0.7.0, 0.10.0 for DisaggregatedSet).")
+@click.option("--lws-version", metavar="V", help=f"LWS chart version (lws; >= {ins.LWS_MINIMUM}, "
+                                                 f"{ins.LWS_DISAGGREGATED_SET} for DisaggregatedSet).")
 @click.option("--chart-source", metavar="DIR",
               help="Use local chart archives DIR/<chart>-<version>.tgz instead of repositories and OCI "
                    "references (air-gapped clusters).")

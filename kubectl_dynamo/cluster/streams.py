@@ -38,18 +38,19 @@ class Readers:
         self._lock = threading.Lock()
 
     def add(self, key: Hashable, stream: Stream, *, decode: Optional[Callable[[bytes], Any]] = None,
-            own_queue: bool = False) -> queue.Queue[Item]:
-        """Start reading ``stream``; its items go to the shared queue, or to a new queue of its own."""
+            own_queue: bool = False, max_line: Optional[int] = None) -> queue.Queue[Item]:
+        """Start reading ``stream``; its items go to the shared queue, or to a new queue of its own.
+        ``max_line``: this stream's longest line, where it is not the readers' (a watch's whole objects)."""
         q: queue.Queue[Item] = queue.Queue(self.per_stream) if own_queue else self.shared
         with self._lock:
             self.streams[key] = stream
-        threading.Thread(target=self._read, args=(key, stream, q, decode), daemon=True,
+        threading.Thread(target=self._read, args=(key, stream, q, decode, max_line or self.max_line), daemon=True,
                          name=f"stream {key}").start()
         return q
 
-    def _read(self, key, stream: Stream, q: queue.Queue[Item], decode) -> None:
+    def _read(self, key, stream: Stream, q: queue.Queue[Item], decode, max_line: int) -> None:
         try:
-            for batch in stream.batches(self.max_line):
+            for batch in stream.batches(max_line):
                 if stream.closed:
                     break
                 q.put(Item(key, [decode(line) for line in batch] if decode else batch))
@@ -118,14 +119,20 @@ class Watched:
     """The objects of several kinds, each listed once and then followed by one WATCH (as ``kubectl
     get -w``): a watch the server ends is resumed from its last resourceVersion, one whose version
     expired (410 Gone, an ERROR event) lists its kind again. ``kinds``: name -> (path, label
-    selector, field selector); ``listed``: name -> (items, resourceVersion) already read."""
+    selector, field selector); ``listed``: name -> (items, resourceVersion) already read.
 
-    def __init__(self, cluster, kinds: Dict[str, tuple], listed: Optional[Dict[str, tuple]] = None):
+    ``readers``: the caller's, when it waits on other streams too (``logs -f``: the pods' logs and their
+    WATCH): it takes each item from ``readers.shared`` and hands the watches' (``owns``) to ``apply``.
+    Otherwise ``wait`` does both."""
+
+    def __init__(self, cluster, kinds: Dict[str, tuple], listed: Optional[Dict[str, tuple]] = None,
+                 readers: Optional[Readers] = None):
         self.cluster, self.kinds = cluster, kinds
         self.state: Dict[str, Dict[str, dict]] = {}
         self.versions: Dict[str, Optional[str]] = {}
         self.serial: Dict[str, int] = {}  # each kind's current watch: a stopped one's late end is ignored
-        self.readers = Readers(max_line=WATCH_MAX_LINE)
+        self._shared = readers is not None
+        self.readers = readers if readers is not None else Readers(max_line=WATCH_MAX_LINE)
         for kind in kinds:
             items, version = (listed or {}).get(kind) or self._list(kind)
             self.state[kind], self.versions[kind] = {uid(o): o for o in items}, version
@@ -141,11 +148,18 @@ class Watched:
         for kind in self.kinds:
             self._open(kind)
 
+    def _key(self, kind: str) -> tuple:
+        return (self, kind, self.serial[kind])  # this Watched's own: other streams may share the readers
+
     def _open(self, kind: str) -> None:
         path, labels, fields = self.kinds[kind]
         self.serial[kind] = self.serial.get(kind, 0) + 1
-        self.readers.add((kind, self.serial[kind]), open_watch(self.cluster, path, self.versions[kind], label_selector=labels,
-                                          field_selector=fields), decode=watch_event)
+        self.readers.add(self._key(kind), open_watch(self.cluster, path, self.versions[kind], label_selector=labels,
+                                                     field_selector=fields),
+                         decode=watch_event, max_line=WATCH_MAX_LINE)
+
+    def owns(self, item: Item) -> bool:
+        return isinstance(item.key, tuple) and len(item.key) == 3 and item.key[0] is self
 
     def wait(self, tick: float = 0.5) -> Optional[str]:
         """Apply the next batch of events (waiting at most ``tick`` seconds, so Ctrl-C and deadlines
@@ -154,8 +168,12 @@ class Watched:
             item = self.readers.shared.get(timeout=tick)
         except queue.Empty:
             return None
-        kind: str = item.key[0]  # type: ignore[index]
-        serial: int = item.key[1]  # type: ignore[index]
+        return self.apply(item)
+
+    def apply(self, item: Item) -> Optional[str]:
+        """Apply one item of a watch of this Watched: the kind that changed, or None."""
+        kind: str = item.key[1]  # type: ignore[index]
+        serial: int = item.key[2]  # type: ignore[index]
         if serial != self.serial[kind]:
             return None  # a watch already replaced
         if item.end:
@@ -169,7 +187,7 @@ class Watched:
             if event.get("type") == "ERROR":  # 410 Gone: re-list that kind and watch from there
                 fresh, self.versions[kind] = self._list(kind)
                 self.state[kind] = {uid(o): o for o in fresh}
-                self.readers.stop((kind, serial))
+                self.readers.stop(item.key)
                 self._open(kind)
                 return kind
             self.versions[kind] = (obj.get("metadata") or {}).get("resourceVersion") or self.versions[kind]
@@ -183,7 +201,11 @@ class Watched:
         return kind
 
     def close(self) -> None:
-        self.readers.close()
+        if not self._shared:
+            self.readers.close()
+            return
+        for kind in self.serial:  # the caller's readers: only this Watched's watches
+            self.readers.stop(self._key(kind))
 
 
 def uid(obj: dict) -> str:

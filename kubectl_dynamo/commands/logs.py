@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
-from kubectl_dynamo.cluster.streams import Item, Readers, drain, list_with_version, open_watch, watch_event
+from kubectl_dynamo.cluster.streams import Item, Readers, Watched, drain, list_with_version
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, NotFound, UsageError
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
@@ -332,18 +332,18 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
 
 def _follow(cluster, env, name, namespace, flt, opts, pods, version, readers: Readers, printer: Printer,
             failed: List[str]) -> None:
-    """Print lines as they arrive; one pod WATCH opens restarted containers and drops deleted pods."""
+    """Print lines as they arrive; the pods' WATCH (cluster/streams.Watched, on the same readers: resumed
+    when the server ends it, re-listed on 410 Gone) opens restarted containers and drops gone pods."""
     active: Dict[tuple, Source] = {}  # stream key (uid, container, init, restarts) -> source
     seen: Dict[tuple, int] = {}  # (uid, container, init) -> restartCount streamed (first instance: tail)
-    watch_key = ("watch",)
 
-    def reconcile(pod: dict, deleted: bool = False) -> None:
+    def drop_gone(live: Dict[str, dict]) -> None:
+        for key in [k for k in active if k[0] not in live]:
+            readers.stop(key)
+            active.pop(key)
+
+    def reconcile(pod: dict) -> None:
         uid = (pod.get("metadata") or {}).get("uid", "")
-        if deleted:
-            for key in [k for k in active if k[0] == uid]:
-                readers.stop(key)
-                active.pop(key)
-            return
         for src in sources([pod], flt):
             state, restarts = container_status(pod, src)
             ident = (uid, src.container, src.init)
@@ -366,29 +366,20 @@ def _follow(cluster, env, name, namespace, flt, opts, pods, version, readers: Re
 
     for pod in pods:
         reconcile(pod)
-    selector = f"{DGD_LABEL}={name}"
-    pods_path = path_for("", "v1", "pods", namespace)
-    readers.add(watch_key, open_watch(cluster, pods_path, version, label_selector=selector), decode=watch_event)
+    watched = Watched(cluster, {"pod": (path_for("", "v1", "pods", namespace), f"{DGD_LABEL}={name}", None)},
+                      {"pod": (pods, version)}, readers=readers)
+    watched.start()
     while True:
         try:
             item = readers.shared.get(timeout=0.5)  # the timeout only keeps Ctrl-C responsive
         except queue.Empty:
             continue
-        if item.key == watch_key:
-            if item.end:  # the server ends watches after a while: resume, or re-list when too old
-                readers.add(watch_key, open_watch(cluster, pods_path, version, label_selector=selector),
-                            decode=watch_event)
-                continue
-            for event in item.lines:
-                obj = event.get("object") or {}
-                if event.get("type") == "ERROR":  # 410 Gone: the version is too old; list again
-                    fresh, version = list_with_version(cluster, pods_path, label_selector=selector)
-                    for pod in fresh:
-                        reconcile(pod)
-                    continue
-                version = (obj.get("metadata") or {}).get("resourceVersion") or version
-                if event.get("type") != "BOOKMARK":
-                    reconcile(obj, deleted=event.get("type") == "DELETED")
+        if watched.owns(item):
+            if watched.apply(item):  # the pods changed: every pod is reconciled (idempotent), gone ones dropped
+                live = watched.state["pod"]
+                drop_gone(live)
+                for pod in live.values():
+                    reconcile(pod)
         elif item.end:
             src = active.pop(cast(tuple, item.key), None)
             if src is not None and item.error is not None:

@@ -3,10 +3,15 @@ which pending gang waits for what (``model/placement.py``). Two LISTs: nodes and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubectl_dynamo.result import Result
 
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import PlacementData
 
-def run_placement(cluster) -> Result:
+
+def run_placement(cluster) -> Result[PlacementData]:
     from kubectl_dynamo.cluster.client import path_for
     from kubectl_dynamo.model.placement import placement
     from kubectl_dynamo.output.tables import format_placement

@@ -34,7 +34,7 @@ NAME = 'dynamographdeployment "{}"'
 
 
 if TYPE_CHECKING:
-    from kubectl_dynamo.contracts import FindingJson
+    from kubectl_dynamo.contracts import ComponentChanges, FindingJson, Generation, RolloutHistory, RolloutStatus
 
 
 def _kinds(namespace: str, name: str) -> Dict[str, tuple]:
@@ -83,7 +83,7 @@ def _namespace(cluster, name: str) -> str:
     return cluster.namespace
 
 
-def read(cluster, name: str) -> Tuple[dict, list, RolloutInputs]:
+def read(cluster, name: str) -> Tuple[RolloutStatus, list, RolloutInputs]:
     """One look: (assessment, skipped, what it was judged from)."""
     namespace = _namespace(cluster, name)
     kinds = _kinds(namespace, name)
@@ -94,16 +94,16 @@ def read(cluster, name: str) -> Tuple[dict, list, RolloutInputs]:
     return assess(inputs), skipped, inputs
 
 
-def waiting_line(a: dict) -> str:
+def waiting_line(a: RolloutStatus) -> str:
     line = f"Waiting for {NAME.format(a['name'])} rollout to finish: {a['waiting']}..."
     return line + (f"\n  cause: {a['cause']}" if a.get("cause") else "")
 
 
-def done_line(a: dict) -> str:
+def done_line(a: RolloutStatus) -> str:
     return f"{NAME.format(a['name'])} successfully rolled out"
 
 
-def status_once(cluster, name: str) -> Result:
+def status_once(cluster, name: str) -> Result[RolloutStatus]:
     """``--watch=false``: where the rollout stands; exit 0 when complete, 1 while not."""
     a, skipped, _ = read(cluster, name)
     return Result({**a, "skipped": skipped}, lambda d, wide, color, width: done_line(d) if d["done"] else waiting_line(d),
@@ -120,7 +120,6 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
     watched = Watched(cluster, served, listed)
     last_line, last_key = None, None
     progressed = env.monotonic()
-    a: Optional[dict] = None
     watched.start()
     try:
         while True:
@@ -154,7 +153,7 @@ def follow(cluster, env: Environment, name: str, *, timeout: Optional[float], js
     return ExitCode.OK
 
 
-def stalled_finding(a: dict, seconds: Optional[float]) -> FindingJson:
+def stalled_finding(a: RolloutStatus, seconds: Optional[float]) -> FindingJson:
     """The ``rollout-stalled`` finding of an assessment that is not done."""
     from kubectl_dynamo.findings.finding import finding
 
@@ -166,7 +165,8 @@ def stalled_finding(a: dict, seconds: Optional[float]) -> FindingJson:
                    obj={"kind": "DynamoGraphDeployment", "namespace": a["namespace"], "name": a["name"]}).as_json()
 
 
-def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, timeout: float, json_out: bool) -> int:
+def _stalled(cluster, env: Environment, name: str, namespace: str, a: RolloutStatus, timeout: float,
+             json_out: bool) -> int:
     """Exit 1 with doctor's findings on this DGD, the stall first."""
     from kubectl_dynamo.checks.diagnosis import diagnose
     from kubectl_dynamo.model.views import read_views
@@ -191,12 +191,12 @@ def _stalled(cluster, env: Environment, name: str, namespace: str, a: dict, time
 
 # -- history ---------------------------------------------------------------------------------------
 
-def history(cluster, name: str, revision: Optional[int] = None) -> Result:
+def history(cluster, name: str, revision: Optional[int] = None) -> Result[RolloutHistory]:
     from kubectl_dynamo.output.tables import format_history
 
     a, skipped, inputs = read(cluster, name)
     gens = a["generations"]
-    data = {"name": a["name"], "namespace": a["namespace"], "workerHash": a["workerHash"],
+    data: RolloutHistory = {"name": a["name"], "namespace": a["namespace"], "workerHash": a["workerHash"],
             "rollingUpdate": a["rollingUpdate"], "generations": gens, "skipped": skipped}
     if revision is not None:
         if not 1 <= revision <= len(gens):
@@ -207,7 +207,7 @@ def history(cluster, name: str, revision: Optional[int] = None) -> Result:
                   names=[f"dynamographdeployment.nvidia.com/{name}"])
 
 
-def _specs(dcds: List[dict], gen: Optional[dict]) -> Dict[str, dict]:
+def _specs(dcds: List[dict], gen: Optional[Generation]) -> Dict[str, dict]:
     """component -> the spec of that generation's worker DCD (the operator renders the workloads from it),
     from the DCDs the assessment was made of."""
     if gen is None:
@@ -220,7 +220,7 @@ def _specs(dcds: List[dict], gen: Optional[dict]) -> Dict[str, dict]:
     return out
 
 
-def _changes(dcds: List[dict], before: Optional[dict], after: dict) -> List[dict]:
+def _changes(dcds: List[dict], before: Optional[Generation], after: Generation) -> List[ComponentChanges]:
     """Per component: explain --diff's entries between the two generations' main pod templates, and
     the unified diff of the DCD specs."""
     import yaml
@@ -229,7 +229,7 @@ def _changes(dcds: List[dict], before: Optional[dict], after: dict) -> List[dict
     from kubectl_dynamo.operator.changes import role_changes
 
     old, new = _specs(dcds, before), _specs(dcds, after)
-    out = []
+    out: List[ComponentChanges] = []
     for comp in sorted(set(old) | set(new)):
         a, b = old.get(comp) or {}, new.get(comp) or {}
         tpl_a = a.get("podTemplate") or {}

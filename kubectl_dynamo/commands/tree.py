@@ -21,7 +21,7 @@ def run_tree(cluster, name: str) -> Result[TreeData]:
     """One GET for the DGD, one LIST per served kind in its namespace, a GET per needed Secret (never
     listed: only whether it exists is kept)."""
     from kubectl_dynamo.model.platform import Facts
-    from kubectl_dynamo.model.snapshot import Snapshot, list_kind
+    from kubectl_dynamo.model.snapshot import UNKNOWN, Snapshot, list_kind, read_secret_keys
     from kubectl_dynamo.output.tables import format_tree
 
     namespace = cluster.namespace
@@ -51,8 +51,9 @@ def run_tree(cluster, name: str) -> Result[TreeData]:
     secrets: Dict[str, Optional[bool]] = {}
     for pod in pods:
         for kind, secret, _ in needs(pod):
-            if kind == "Secret" and secret not in secrets:
-                secrets[secret] = _secret_exists(cluster, snap, namespace, secret)
+            if kind == "Secret" and secret not in secrets:  # a GET by name; only the key names are kept
+                keys = read_secret_keys(cluster, snap, namespace, secret, check=f"secret {secret}")
+                secrets[secret] = None if keys == UNKNOWN else keys is not None
 
     def exists(kind: str, what: str) -> Optional[bool]:
         if kind == "Secret":
@@ -62,18 +63,3 @@ def run_tree(cluster, name: str) -> Result[TreeData]:
 
     data: TreeData = {**build_tree(dgd, objects, pods, exists), "skipped": snap.skipped}
     return Result(data, format_tree, names=[f"dynamographdeployment.nvidia.com/{name}"])
-
-
-def _secret_exists(cluster, snap, namespace: str, name: str) -> Optional[bool]:
-    """Whether a Secret exists, by a GET of that name; its content is dropped at once."""
-    from kubectl_dynamo.cluster.client import path_for
-    from kubectl_dynamo.errors import Forbidden, NotFound
-
-    try:
-        cluster.get(path_for("", "v1", "secrets", namespace, name))
-        return True
-    except NotFound:
-        return False
-    except Forbidden as e:
-        snap.skipped.append({"check": f"secret {name}", "reason": f"forbidden: {e.message}"})
-        return None

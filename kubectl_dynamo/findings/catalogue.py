@@ -108,7 +108,7 @@ ENTRIES: Tuple[Entry, ...] = (
       refs=('KAI-Scheduler#2117', 'dynamo#14278')),
     E('lws-without-disaggregatedset', 'info', ('cluster',),
       what='LWS does not serve `disaggregatedset.x-k8s.io/v1`',
-      why='the LeaderWorkerSet path works; LWS serves DisaggregatedSet from v0.9.0 (kubernetes-sigs/lws@v0.9.0 config/crd)',
+      why='the LeaderWorkerSet path works; LWS serves DisaggregatedSet from v0.9.0 (kubernetes-sigs/lws@v0.9.0 config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml; data/compatibility.json)',
       fix='`install --orchestrator lws --upgrade` (any LWS from v0.9.0 serves it)',
       refs=()),
     E('no-gpu-nodes', 'warning', ('cluster',),

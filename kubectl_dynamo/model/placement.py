@@ -11,12 +11,15 @@ first-fit-decreasing places each of its unbound pods on a schedulable node's fre
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Tuple
 
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
 from kubectl_dynamo.model.platform import gpu_count
 from kubectl_dynamo.model.views import classify
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import GpuNode, GpuUser, PendingGang, PlacementData
 
 
 def pod_gpus(pod: dict) -> int:
@@ -35,20 +38,20 @@ def _finished(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _owner(pod: dict) -> dict:
+def _owner(pod: dict) -> GpuUser:
     meta = pod.get("metadata") or {}
     labels = meta.get("labels") or {}
     info = classify(pod)
-    out = {"pod": meta.get("name"), "namespace": meta.get("namespace"), "gpus": pod_gpus(pod),
-           "dgd": labels.get(DGD_LABEL), "component": labels.get(COMPONENT_LABEL)}
+    out: GpuUser = {"pod": meta.get("name") or "", "namespace": meta.get("namespace") or "", "gpus": pod_gpus(pod),
+                    "dgd": labels.get(DGD_LABEL), "component": labels.get(COMPONENT_LABEL)}
     if out["dgd"]:
-        out.update(group=info.group, rank=info.rank, role=info.role)
+        out["group"], out["rank"], out["role"] = info.group, info.rank, info.role
     return out
 
 
-def placement(nodes: List[dict], pods: List[dict]) -> dict:
+def placement(nodes: List[dict], pods: List[dict]) -> PlacementData:
     """The ``placement -o json`` contract (see data/schemas/placement.json)."""
-    rows: Dict[str, dict] = {}
+    rows: Dict[str, GpuNode] = {}
     for n in sorted(nodes, key=lambda n: n["metadata"]["name"]):
         alloc = gpu_count((n.get("status") or {}).get("allocatable") or {})
         if not alloc:
@@ -56,7 +59,7 @@ def placement(nodes: List[dict], pods: List[dict]) -> dict:
         schedulable = evidence.ready(n) and not (n.get("spec") or {}).get("unschedulable")
         rows[n["metadata"]["name"]] = {"name": n["metadata"]["name"], "allocatable": alloc, "used": 0, "free": alloc,
                                        "schedulable": schedulable, "users": []}
-    pending: Dict[Tuple[str, str, str, int], List[dict]] = {}
+    pending: Dict[Tuple[str, str, str, int], List[GpuUser]] = {}
     for p in pods:
         if _finished(p) or not pod_gpus(p):
             continue
@@ -78,14 +81,13 @@ def placement(nodes: List[dict], pods: List[dict]) -> dict:
         row["users"].sort(key=lambda u: (u["dgd"] is None, u["namespace"] or "", u["dgd"] or "", u["component"] or "",
                                          u.get("group") or 0, u.get("rank") or 0, u["pod"] or ""))
     free = {name: r["free"] for name, r in rows.items() if r["schedulable"] and r["free"] > 0}
-    gangs = []
+    gangs: List[PendingGang] = []
     for (ns, dgd, comp, group), members in sorted(pending.items()):
         need = sorted((m["gpus"] for m in members), reverse=True)
         fits, slots = _first_fit(need, dict(free))
-        gang = {"namespace": ns, "dgd": dgd or None, "component": comp if dgd else None, "group": group if dgd else None,
-                "pods": [m["pod"] for m in members], "gpusPerPod": need, "gpus": sum(need), "fits": fits}
-        gang["waitsFor"] = None if fits else _waits_for(need, free)
-        gangs.append(gang)
+        gangs.append({"namespace": ns, "dgd": dgd or None, "component": comp if dgd else None,
+                      "group": group if dgd else None, "pods": [m["pod"] for m in members], "gpusPerPod": need,
+                      "gpus": sum(need), "fits": fits, "waitsFor": None if fits else _waits_for(need, free)})
     smallest = min((g for gang in gangs for g in gang["gpusPerPod"]), default=None)
     stranded = sum(f for f in free.values() if smallest is not None and f < smallest)
     total_free = sum(r["free"] for r in rows.values() if r["schedulable"])

@@ -33,13 +33,17 @@ operator/internal/controller/podcliqueset/reconcilestatus.go ``computeReplicaSta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.labels import COMPONENT_LABEL, DGD_LABEL
-from kubectl_dynamo.operator import api
+from kubectl_dynamo.operator import api, rollingupdate
+from kubectl_dynamo.operator.objects import resource_annotations
 from kubectl_dynamo.operator.workerhash import ANN_V1
 from kubectl_dynamo.words import plural
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import ComponentRollout, Generation, RollingUpdate, RolloutStatus, WorkloadRollout
 
 # dgd_worker_rollout_reconciler.go isRollingUpdateInProgress; api/v1beta1/common.go RollingUpdatePhase
 PHASES_IN_PROGRESS = ("Pending", "InProgress")
@@ -87,6 +91,21 @@ def rolling_update(dgd: dict) -> dict:
     return (dgd.get("status") or {}).get("rollingUpdate") or {}
 
 
+def rolling_update_json(dgd: dict) -> RollingUpdate:
+    """The contract's ``rollingUpdate``: the phase (None without one) and the other fields of
+    RollingUpdateStatus the operator set (api/v1beta1/common.go); fields a later operator adds are not
+    passed on until the contract names them."""
+    status = rolling_update(dgd)
+    out: RollingUpdate = {"phase": status.get("phase") or None}
+    if status.get("startTime"):
+        out["startTime"] = status["startTime"]
+    if status.get("endTime"):
+        out["endTime"] = status["endTime"]
+    if status.get("updatedComponents"):
+        out["updatedComponents"] = list(status["updatedComponents"])
+    return out
+
+
 def target_hashes(dgd: dict, dcds: List[dict]) -> Set[str]:
     """The generation the DGD is moving to: during a managed rolling update the newest worker DCD
     hash the annotations do not name yet (they move only at completion), else the stored ones."""
@@ -99,11 +118,11 @@ def target_hashes(dgd: dict, dcds: List[dict]) -> Set[str]:
     return current
 
 
-def workload_state(kind: str, obj: dict) -> dict:
+def workload_state(kind: str, obj: dict) -> WorkloadRollout:
     """One workload's rollout as its controller reports it: desired / updated / ready / available
     groups (replicas, for a Deployment) and, while not done, what it waits for."""
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    name = _meta(obj).get("name")
+    name = _meta(obj).get("name") or ""
     desired = int(spec["replicas"]) if spec.get("replicas") is not None else 1
     updated = int(status.get("updatedReplicas") or 0)
     ready = int(status.get("readyReplicas") or 0)
@@ -159,7 +178,43 @@ def _node_count(comp: dict) -> int:
     return int(((comp.get("multinode") or {}).get("nodeCount")) or 1)
 
 
-def assess(inputs: RolloutInputs) -> dict:
+def managed(inputs: RolloutInputs) -> bool:
+    """The operator rolls this DGD's worker generations itself: the component pathway (not Grove) and
+    no component on more than one node (dgd_component_program.go ``supportsManagedRollingUpdate``,
+    api/v1beta1 ``HasAnyMultinodeComponent``: nodeCount > 1)."""
+    provider = (_meta(inputs.dgd).get("annotations") or {}).get(api.ANN_WORKLOAD_PROVIDER)
+    return (provider != "grove" and not inputs.workloads.get("PodCliqueSet")
+            and not any(_node_count(c) > 1 for c in _spec_components(inputs.dgd)))
+
+
+def availability(inputs: RolloutInputs, component: dict, replicas: int) -> Optional[Tuple[int, int]]:
+    """(groups ready, groups the rollout may have down) of one component, old and new generations
+    together, where its rollout bounds them; None where nothing does.
+    - Worker of a DGD the operator rolls itself (``managed``): one pod a replica; the bound is the
+      operator's own (dgd_worker_rollout_reconciler.go ``buildRollingUpdateContext``), from the
+      component's annotations (operator/rollingupdate.py), not the Deployments' strategy.
+    - On LWS: the groups the LeaderWorkerSets report ready; the bound is the current LeaderWorkerSet's
+      rolloutStrategy.rollingUpdateConfiguration.maxUnavailable, scaled down from a percentage
+      (kubernetes-sigs/lws@v0.9.0 api/leaderworkerset/v1/leaderworkerset_types.go, default 1)."""
+    name = (component.get("name") or "").lower()
+    if managed(inputs):
+        if component.get("type") not in api.WORKER_TYPES:
+            return None
+        pods = [p for p in inputs.pods if _component(p) == name and not _terminating(p)
+                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        _, allowed = rollingupdate.generation_budget(resource_annotations(inputs.dgd, component), replicas)
+        return sum(evidence.ready(p) for p in pods), allowed
+    lwss = [w for w in inputs.workloads.get("LeaderWorkerSet") or [] if _component(w) == name]
+    target = target_hashes(inputs.dgd, inputs.dcds)
+    current = [w for w in lwss if not worker_hash(w) or worker_hash(w) in target]
+    if not current:
+        return None
+    config = ((current[0].get("spec") or {}).get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}
+    allowed = rollingupdate.scaled(config.get("maxUnavailable", 1), replicas, False)
+    return sum(int((w.get("status") or {}).get("readyReplicas") or 0) for w in lwss), allowed
+
+
+def assess(inputs: RolloutInputs) -> RolloutStatus:
     """The ``rollout status -o json`` contract of one DGD (see the module docstring)."""
     dgd = inputs.dgd
     meta, status = _meta(dgd), dgd.get("status") or {}
@@ -173,7 +228,7 @@ def assess(inputs: RolloutInputs) -> dict:
         h = worker_hash(obj)
         return bool(h) and h not in target
 
-    components = []
+    components: List[ComponentRollout] = []
     for comp in _spec_components(dgd):
         cname = comp["name"]
         worker = comp.get("type") in api.WORKER_TYPES
@@ -229,10 +284,10 @@ def assess(inputs: RolloutInputs) -> dict:
         cause = ("the operator does not roll multinode DGDs: it created the new worker generation and left "
                  f"the old one ({', '.join(sorted(old_objects))}) running (RollingUpdateNotSupported)")
     return {
-        "name": meta.get("name"), "namespace": meta.get("namespace") or "default",
+        "name": meta.get("name") or "", "namespace": meta.get("namespace") or "default",
         "generation": generation, "observedGeneration": observed,
         "workerHash": {"stored": sorted(stored), "target": sorted(target)},
-        "rollingUpdate": {"phase": phase, **{k: v for k, v in rolling_update(dgd).items() if k != "phase"}},
+        "rollingUpdate": rolling_update_json(dgd),
         "ready": {"status": ready_cond.get("status"), "reason": ready_cond.get("reason"),
                   "message": ready_cond.get("message")},
         "components": components, "podCliqueSets": pcs, "generations": generations,
@@ -242,15 +297,15 @@ def assess(inputs: RolloutInputs) -> dict:
     }
 
 
-def _generations(inputs: RolloutInputs, target: Set[str]) -> List[dict]:
+def _generations(inputs: RolloutInputs, target: Set[str]) -> List[Generation]:
     """The worker generations present, oldest first: one per worker hash on the DCDs, workloads and pods."""
-    by_hash: Dict[str, dict] = {}
+    by_hash: Dict[str, Generation] = {}
 
-    def entry(h: str) -> dict:
-        return by_hash.setdefault(h, {"hash": h, "created": None, "dcds": [], "workloads": [], "pods": 0,
-                                      "podsReady": 0, "current": h in target})
+    def entry(h: str) -> Generation:
+        return by_hash.setdefault(h, {"revision": 0, "hash": h, "created": None, "dcds": [], "workloads": [],
+                                      "pods": 0, "podsReady": 0, "current": h in target})
 
-    def seen(e: dict, obj: dict) -> None:
+    def seen(e: Generation, obj: dict) -> None:
         created = _meta(obj).get("creationTimestamp")
         if created and (e["created"] is None or created < e["created"]):
             e["created"] = created
@@ -259,7 +314,7 @@ def _generations(inputs: RolloutInputs, target: Set[str]) -> List[dict]:
         h = worker_hash(d)
         if h:
             e = entry(h)
-            e["dcds"].append(_meta(d).get("name"))
+            e["dcds"].append(_meta(d).get("name") or "")
             seen(e, d)
     for kind in WORKLOAD_KINDS:
         for w in inputs.workloads.get(kind) or []:
@@ -287,7 +342,7 @@ def selector(dgd_name: str) -> str:
     return f"{DGD_LABEL}={dgd_name}"
 
 
-def progress_key(assessment: dict) -> tuple:
+def progress_key(assessment: RolloutStatus) -> tuple:
     """What counts as progress (restarts the --timeout progress deadline): any counter moving."""
     return (assessment["observedGeneration"], assessment["rollingUpdate"].get("phase"),
             tuple(tuple(assessment["workerHash"]["target"])),

@@ -361,9 +361,9 @@ def _taken_at(cluster: Cluster) -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str):
+def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str, check: str = "ssh-secret-missing"):
     """Key names of one secret (never its values): a sorted list, None when absent, UNKNOWN when
-    forbidden. Cached per (namespace, name)."""
+    forbidden (``check`` names what is skipped then). Cached per (namespace, name)."""
     key = (namespace, name)
     if key not in snap.secrets:
         try:
@@ -373,7 +373,7 @@ def read_secret_keys(cluster: Cluster, snap: Snapshot, namespace: str, name: str
         except NotFound:
             snap.secrets[key] = None
         except Forbidden as e:
-            snap.skipped.append({"check": "ssh-secret-missing", "reason": f"forbidden: {e.message}"})
+            snap.skipped.append({"check": check, "reason": f"forbidden: {e.message}"})
             snap.denied.append({"verb": "get", "resource": f"secret {name}", "namespace": namespace,
                                 "reason": e.message})
             snap.secrets[key] = UNKNOWN

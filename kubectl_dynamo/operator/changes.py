@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
+
+if TYPE_CHECKING:
+    from kubectl_dynamo.contracts import TemplateChange
 
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 LONG = 240  # a launch line longer than this is summarised, not quoted
@@ -33,7 +36,7 @@ def _short(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _launch(before: dict, after: dict) -> List[dict]:
+def _launch(before: dict, after: dict) -> List[TemplateChange]:
     if (before.get("command"), before.get("args")) == (after.get("command"), after.get("args")):
         return []
     old, new = _line(before), _line(after)
@@ -50,7 +53,7 @@ def _launch(before: dict, after: dict) -> List[dict]:
         text = " ".join(new)
         detail = text if len(text) <= LONG else f"{len(new)} tokens: {text[:LONG]}..."
         return [{"what": "launch replaced", "name": "command/args", "detail": detail}]
-    out = []
+    out: List[TemplateChange] = []
     for op, _, _, j1, j2 in matcher.get_opcodes():
         if op == "insert":
             out.append({"what": "flags inserted", "name": "args", "detail": " ".join(new[j1:j2])})
@@ -60,10 +63,10 @@ def _launch(before: dict, after: dict) -> List[dict]:
     return out
 
 
-def _named(before: List[dict], after: List[dict], what: str) -> List[dict]:
-    old = {x.get("name"): x for x in before or []}
-    new = {x.get("name"): x for x in after or []}
-    out = [{"what": f"{what} added", "name": n, "detail": _short({k: v for k, v in x.items() if k != "name"})}
+def _named(before: List[dict], after: List[dict], what: str) -> List[TemplateChange]:
+    old = {str(x.get("name") or ""): x for x in before or []}  # the contract's name is a string
+    new = {str(x.get("name") or ""): x for x in after or []}
+    out: List[TemplateChange] = [{"what": f"{what} added", "name": n, "detail": _short({k: v for k, v in x.items() if k != "name"})}
            for n, x in new.items() if n not in old]
     out += [{"what": f"{what} changed", "name": n, "detail": f"{_short(old[n])} -> {_short(x)}"}
             for n, x in new.items() if n in old and old[n] != x]
@@ -71,7 +74,7 @@ def _named(before: List[dict], after: List[dict], what: str) -> List[dict]:
     return out
 
 
-def role_changes(template: Optional[dict], pod_spec: dict) -> List[dict]:
+def role_changes(template: Optional[dict], pod_spec: dict) -> List[TemplateChange]:
     """The operator's changes to one role's authored pod template."""
     user_spec = (template or {}).get("spec") or {}
     before, after = _main(template), (pod_spec.get("containers") or [{}])[0]
@@ -79,7 +82,7 @@ def role_changes(template: Optional[dict], pod_spec: dict) -> List[dict]:
     env_before = {e.get("name"): e for e in before.get("env") or []}
     for e in after.get("env") or []:
         if e.get("name") not in env_before:
-            out.append({"what": "env added", "name": e.get("name"),
+            out.append({"what": "env added", "name": str(e.get("name") or ""),
                         "detail": _short(e.get("value", e.get("valueFrom", "")))})
         elif env_before[e["name"]] != e:
             out.append({"what": "env changed", "name": e["name"], "detail": _short(e.get("value", e.get("valueFrom")))})
@@ -94,7 +97,7 @@ def role_changes(template: Optional[dict], pod_spec: dict) -> List[dict]:
     if before.get("resources") != after.get("resources") and after.get("resources") is not None:
         out.append({"what": "resources changed", "name": "resources", "detail": _short(after.get("resources"))})
     if after.get("name") != "main":
-        out.append({"what": "main container renamed", "name": after.get("name"), "detail": ""})
+        out.append({"what": "main container renamed", "name": str(after.get("name") or ""), "detail": ""})
     out += _named(user_spec.get("volumes") or [], pod_spec.get("volumes") or [], "volume")
     out += _named(user_spec.get("initContainers") or [], pod_spec.get("initContainers") or [], "init container")
     out += _named([c for c in user_spec.get("containers") or [] if c.get("name") != "main"],

@@ -209,6 +209,17 @@ def frontend_sidecar_base(name: str, parent: ComponentContext) -> dict:
     return c
 
 
+def node_count(component: dict) -> int:
+    """``GetNumberOfNodes`` (api/v1beta1 dynamocomponentdeployment_types.go): ``multinode.nodeCount``, which
+    the CRD defaults to 2, else 1; a value the API server would refuse (not a positive whole number, a
+    multinode that is not an object) counts as 1."""
+    mn = component.get("multinode")
+    if mn is None:
+        return 1
+    n = mn.get("nodeCount", 2) if isinstance(mn, dict) else 1
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+
+
 def main_container_of(pod_template: Optional[dict]) -> Optional[dict]:
     for c in ((pod_template or {}).get("spec") or {}).get("containers") or []:
         if c.get("name") == MAIN_CONTAINER:

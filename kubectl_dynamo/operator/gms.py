@@ -39,7 +39,8 @@ GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSc
 
 
 def _experimental(component: dict, key: str) -> Optional[dict]:
-    value = (component.get("experimental") or {}).get(key)
+    experimental = component.get("experimental")
+    value = experimental.get(key) if isinstance(experimental, dict) else None
     return value if isinstance(value, dict) else None
 
 

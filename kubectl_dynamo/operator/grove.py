@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
 
+from kubectl_dynamo.operator import gms
+from kubectl_dynamo.operator.components import node_count
 from kubectl_dynamo.operator.deployer import MultinodeDeployer
 
 LEADER_SUFFIX = "ldr"
@@ -71,18 +73,50 @@ def fnv32a(data: bytes) -> int:
     return h
 
 
-def pcs_name_for_dgd(dgd_name: str, components: Iterable[Tuple[str, bool]]) -> str:
-    """PodCliqueSet name for a DGD: the DGD name unless PCS+PCSG+longest clique exceeds 45 chars.
+def uses_scaling_group(component: dict) -> bool:
+    """``UsesPCSG`` (api/v1beta1 dynamocomponentdeployment_types.go): Grove renders the component as a
+    PodCliqueScalingGroup when it is multinode, uses inter-pod GMS or forces one
+    (``experimental.grove.forceScalingGroup``). Malformed input (which the API server refuses) is read
+    as absent, never raised on: the admission webhooks read the user's document."""
+    experimental = component.get("experimental")
+    grove = experimental.get("grove") if isinstance(experimental, dict) else None
+    forced = isinstance(grove, dict) and grove.get("forceScalingGroup") is True
+    return node_count(component) > 1 or gms.is_inter_pod(component) or forced
 
-    ``components``: (component name, uses a scaling group) pairs. A scaling-group component costs
-    len(pcsg) + len(longest clique) = len(c) + len(c) + 4; a plain one costs len(c).
-    When too long: ``name[:budget-5] + "-" + 4 hex digits of fnv32a(name)`` (budget floor 8).
-    """
+
+def role_clique_names(component: dict) -> List[str]:
+    """graph.go ``expandRolesForComponent``: the PodClique names of a component's roles (case kept)."""
+    name, nodes = str(component.get("name", "")), node_count(component)
+    inter = gms.is_inter_pod(component)
+    if nodes > 1 and inter:
+        return ([f"{name}-gms-{r}" for r in range(nodes)] + [f"{name}-{LEADER_SUFFIX}"]
+                + [f"{name}-{WORKER_SUFFIX}-{r}" for r in range(1, nodes)])
+    if nodes > 1:
+        return [f"{name}-{LEADER_SUFFIX}", f"{name}-{WORKER_SUFFIX}"]
+    if inter:
+        return [f"{name}-gms-0", name]
+    return [name]
+
+
+def longest_clique(component: dict) -> str:
+    """graph.go ``LongestPodCliqueNameForDGDComponent``: the component's longest PodClique name, lower-case."""
+    lower = str(component.get("name", "")).lower()
+    if not uses_scaling_group(component):
+        return lower
+    return max([lower] + [r.lower() for r in role_clique_names(component)], key=len)
+
+
+def pcs_name_for_dgd(dgd_name: str, components: Iterable[dict]) -> str:
+    """graph.go ``PCSNameForDGD`` (ai-dynamo/dynamo@2a6da14c): the DGD name unless it, a scaling group and
+    its longest PodClique exceed Grove's 45-character budget; then ``name[:budget-5] + "-" + 4 hex digits
+    of fnv32a(name)`` (budget floor 8). A scaling-group component costs len(component) + len(its longest
+    clique), a plain one len(component). The 1.6 form (tu-kim/dynamo@3f3d3dfa graph.go PCSNameForDGD,
+    grove.go ComponentNameBudget: the first and last role names bound the cliques) gives the same budget;
+    it also skips components delegated to another provider, which this simulation does not model."""
     worst = 0
-    for name, uses_pcsg in components:
-        lower = name.lower()
-        cost = len(lower) + len(f"{lower}-{LEADER_SUFFIX}") if uses_pcsg else len(lower)
-        worst = max(worst, cost)
+    for c in components:
+        lower = str(c.get("name", "")).lower()
+        worst = max(worst, len(lower) + len(longest_clique(c)) if uses_scaling_group(c) else len(lower))
     budget = max(MAX_COMBINED_NAME_LENGTH - worst, MIN_PCS_NAME_LENGTH)
     if len(dgd_name) <= budget:
         return dgd_name

@@ -15,8 +15,9 @@ import copy
 import json
 from typing import Dict, List, Optional
 
-from kubectl_dynamo.operator import api, gms
-from kubectl_dynamo.operator.grove import pcs_name_for_dgd
+from kubectl_dynamo.operator import api, gms, rollingupdate
+from kubectl_dynamo.operator.components import node_count
+from kubectl_dynamo.operator.grove import pcs_name_for_dgd, uses_scaling_group
 
 GROVE_API = "grove.io/v1alpha1"
 LWS_API = "leaderworkerset.x-k8s.io/v1"
@@ -117,6 +118,17 @@ def _labels(dgd: dict, component: dict, *, dynamo_ns: str, worker_hash: str, dis
     return labels
 
 
+def resource_annotations(dgd: dict, component: dict) -> Dict[str, str]:
+    """``GetDGDComponentResourceAnnotations`` (graph.go): the DGD's spec annotations, then what a v1alpha1
+    service kept, then the component's pod template annotations; the DGD's rolling update reads its
+    strategy and budget from them."""
+    out: Dict[str, str] = dict((dgd.get("spec") or {}).get("annotations") or {})
+    out.update(_alpha((dgd.get("metadata") or {}).get("annotations") or {}, component.get("name") or "")
+               .get("annotations") or {})
+    out.update(_metadata(component).get("annotations") or {})
+    return out
+
+
 def _annotations(dgd: dict, component: dict, discovery: str) -> Dict[str, str]:
     """``generateAnnotations`` over the component after DGD annotations were propagated."""
     meta = dgd["metadata"]
@@ -167,10 +179,6 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
     discovery = (meta.get("annotations") or {}).get(api.ANN_DISCOVERY_BACKEND, "kubernetes")
     has_epp = any(c.get("type") == "epp" for c in components.values())
 
-    def uses_pcsg(c: dict) -> bool:
-        grove = (c.get("experimental") or {}).get("grove") or {}
-        return _nodes(c) > 1 or gms.is_inter_pod(c) or bool(grove.get("forceScalingGroup"))
-
     cliques: List[dict] = []
     groups: List[dict] = []
     claim_templates: List[dict] = []
@@ -178,7 +186,7 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
     for out in rendered:
         comp = components.get(out["name"]) or {}
         lower = out["name"].lower()
-        pcsg, multinode, inter = uses_pcsg(comp), _nodes(comp) > 1, gms.is_inter_pod(comp)
+        pcsg, multinode, inter = uses_scaling_group(comp), node_count(comp) > 1, gms.is_inter_pod(comp)
         names: List[str] = []
         for role in out["roles"]:
             # 1.6 role templates: each clique's metadata comes from its role's template
@@ -232,18 +240,12 @@ def pod_clique_set(dgd: dict, rendered: List[dict], *, queue: Optional[str], wor
         template["podCliqueScalingGroups"] = groups
     if claim_templates:
         template["resourceClaimTemplates"] = claim_templates
-    pcs_meta = {"name": pcs_name_for_dgd(name, [(c.get("name") or "", uses_pcsg(c)) for c in components.values()]),
+    pcs_meta = {"name": pcs_name_for_dgd(name, components.values()),
                 "namespace": ns, "labels": {**(spec.get("labels") or {}), api.LABEL_DGD: name}}
     if spec.get("annotations"):
         pcs_meta["annotations"] = dict(spec["annotations"])
     return _sorted_maps({"apiVersion": GROVE_API, "kind": "PodCliqueSet", "metadata": pcs_meta,
                          "spec": {"replicas": 1, "template": template}})
-
-
-def _nodes(component: dict) -> int:
-    mn = component.get("multinode")
-    n = (mn or {}).get("nodeCount", 2) if mn is not None else 1
-    return n if isinstance(n, int) and n > 0 else 1
 
 
 def _dynamo_ns(dgd: dict, component: dict) -> str:
@@ -270,7 +272,7 @@ def _starts_after(out: dict, comp: dict, lower: str) -> Dict[str, List[str]]:
     deps: Dict[str, List[str]] = {}
     names = [lower if r["name"] == "main" else f"{lower}-{_clique_suffix(r['name'])}" for r in out["roles"]]
     inter = gms.is_inter_pod(comp)
-    trtllm = out["backend"] == "trtllm" and _nodes(comp) > 1
+    trtllm = out["backend"] == "trtllm" and node_count(comp) > 1
     if not (inter or trtllm):
         return deps
     gms_by_rank = {_rank_of(n, lower): n for n in names if n[len(lower) + 1:].startswith("gms")}
@@ -389,15 +391,14 @@ def component_workloads(dgd: dict, rendered: List[dict], *, worker_hash: str, v1
                         "spec": {"replicas": comp.get("replicas", 1), "leaderWorkerTemplate": {
                             "leaderTemplate": {"metadata": leader_meta, "spec": roles["leader"]["podSpec"]},
                             "workerTemplate": {"metadata": worker_meta, "spec": roles["worker"]["podSpec"]},
-                            "size": _nodes(comp)},
+                            "size": node_count(comp)},
                             "rolloutStrategy": {"type": ""}, "startupPolicy": "LeaderCreated"}})
             continue
         main = roles.get("main") or next(iter(roles.values()))
         out.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": obj_meta,
                     "spec": {"replicas": main["replicas"], "selector": {"matchLabels": {LABEL_SELECTOR: dcd}},
                              "template": {"metadata": template_meta, "spec": main["podSpec"]},
-                             "strategy": {"type": "RollingUpdate",
-                                          "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}}})
+                             "strategy": rollingupdate.deployment_strategy(annotations)}})
     return [_sorted_maps(o) for o in out]
 
 
@@ -449,7 +450,7 @@ def component_services(dgd: dict, *, grove: bool, worker_hash: str) -> List[str]
         if model:  # one headless Service per base model (model_service.go)
             out.append(f"dynamo-model-{_model_hash(model)}")
         main = main_container_of(comp.get("podTemplate")) or {}
-        if grove and _nodes(comp) == 1 and comp.get("replicas", 1) == 1 and single_pod_elastic_ep(main):
+        if grove and node_count(comp) == 1 and comp.get("replicas", 1) == 1 and single_pod_elastic_ep(main):
             ray = f"{base}-ray".replace(".", "-").lower()  # ElasticEPLeaderServiceName
             if len(ray) > MAX_SERVICE_NAME:
                 ray = f"{ray[:MAX_SERVICE_NAME - 5]}-{fnv32a(ray.encode()) & 0xFFFF:04x}"

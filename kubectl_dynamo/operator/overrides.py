@@ -13,20 +13,11 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 from kubectl_dynamo.operator import gms
+from kubectl_dynamo.operator.components import node_count
+from kubectl_dynamo.operator.grove import uses_scaling_group
 
 GROVE_API_VERSION = "grove.io/v1alpha1"
 PCS, CLIQUE, SCALING_GROUP = "PodCliqueSet", "PodCliqueTemplateSpec", "PodCliqueScalingGroupConfig"
-
-
-def _multinode(component: dict) -> bool:
-    mn = component.get("multinode")
-    return isinstance(mn, dict) and (mn.get("nodeCount") or 0) > 1
-
-
-def uses_scaling_group(component: dict) -> bool:
-    """``UsesPCSG``: multinode, inter-pod GMS or a forced scaling group."""
-    grove = (component.get("experimental") or {}).get("grove") or {}
-    return _multinode(component) or gms.is_inter_pod(component) or bool(grove.get("forceScalingGroup"))
 
 
 def expected_target(scope: str, component: Optional[dict]) -> Optional[str]:
@@ -37,7 +28,7 @@ def expected_target(scope: str, component: Optional[dict]) -> Optional[str]:
         return None
     if scope == "component":
         return SCALING_GROUP if uses_scaling_group(component) else CLIQUE
-    if not _multinode(component) or gms.is_inter_pod(component):
+    if node_count(component) <= 1 or gms.is_inter_pod(component):
         return None
     return CLIQUE
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, cast
 from kubectl_dynamo.operator import api, defaults, gms, goencode, overrides, versions, vllm, workerhash
 from kubectl_dynamo.operator import selection as sel_mod
 from kubectl_dynamo.operator import webhook as validate
+from kubectl_dynamo.operator.components import node_count
 from kubectl_dynamo.operator.context import (
     LEADER,
     MAIN,
@@ -116,14 +117,6 @@ def _lws_main_problem(pod_spec: dict) -> Optional[str]:
     return None
 
 
-def _node_count(component: dict) -> int:
-    mn = component.get("multinode")
-    if mn is None:
-        return 1
-    n = mn.get("nodeCount", 2)
-    return n if isinstance(n, int) and n > 0 else 1
-
-
 def _pod_annotations(pod_template: Optional[dict], dgd_annotations: Dict[str, str],
                      spec_annotations: Optional[Dict[str, str]], grove: bool, v16: bool = False) -> Dict[str, str]:
     """The pod-template annotations ``GenerateBasePodSpec`` reads (ai-dynamo/dynamo@2a6da14c
@@ -195,7 +188,7 @@ def _render_component(
 ) -> Tuple[dict, List[dict]]:
     name = component.get("name") or ""
     ctype = component.get("type") or ""
-    nodes = _node_count(component)
+    nodes = node_count(component)
     multinode = nodes > 1
     replicas = component.get("replicas")
     replicas = 1 if replicas is None else replicas
@@ -399,7 +392,7 @@ def explain_dgd(
     effective.setdefault(api.ANN_ORIGIN_VERSION, origin)  # the webhook stamps new DGDs
 
     components = spec.get("components") or []
-    any_multinode = any(_node_count(c) > 1 for c in components)
+    any_multinode = any(node_count(c) > 1 for c in components)
     chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version, _is_stored(metadata))
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
     if any_multinode and not chosen.error:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
         GetData,
         GetDgd,
         GetGroup,
+        PlacementData,
+        RolloutHistory,
         TreeData,
         VersionData,
     )
@@ -585,7 +587,7 @@ def format_findings_lines(findings: list, width: Optional[int] = None) -> str:
     return findings_grid(((f, 0) for f in findings), width, hint="beneath", namespace=False)
 
 
-def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:
+def format_history(d: RolloutHistory, wide: bool, width: Optional[int] = None) -> str:
     """kubectl rollout history's REVISION table, one row per worker generation; with --revision its changes."""
     rows = []
     for g in d["generations"]:
@@ -611,7 +613,7 @@ def format_history(d: dict, wide: bool, width: Optional[int] = None) -> str:
 
 # -- placement ---------------------------------------------------------------------------------------
 
-def format_placement(d: dict, wide: bool, width: Optional[int] = None) -> str:
+def format_placement(d: PlacementData, wide: bool, width: Optional[int] = None) -> str:
     rows = []
     for n in d["nodes"]:
         users: Dict[str, int] = {}

@@ -25,8 +25,11 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator import grove as grove_names
+from kubectl_dynamo.operator.components import node_count
 from kubectl_dynamo.operator.convert import FRONTEND_SIDECAR_CONTAINER
 from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
+from kubectl_dynamo.operator.gms import is_inter_pod
+from kubectl_dynamo.operator.grove import longest_clique, pcs_name_for_dgd, uses_scaling_group
 from kubectl_dynamo.operator.vllm import has_arg
 
 Problem = Tuple[str, str]
@@ -67,11 +70,8 @@ def image_version(image: str) -> bool:
 
 
 # -- the component's shape (api/v1beta1 dynamocomponentdeployment_types.go) ---------------------
-def _nodes(c: dict) -> int:
-    n = _map(c.get("multinode")).get("nodeCount") if "multinode" in c else 1
-    return n if isinstance(n, int) else 1
-
-
+# node count, UsesPCSG, clique and PodCliqueSet names: operator/components.py node_count and
+# operator/grove.py (the same functions the PodCliqueSet is rendered with)
 def _gms(c: dict) -> Optional[dict]:
     g = _map(c.get("experimental")).get("gpuMemoryService")
     return g if isinstance(g, dict) else None
@@ -79,46 +79,6 @@ def _gms(c: dict) -> Optional[dict]:
 
 def _mode(spec: Optional[dict]) -> str:
     return (spec or {}).get("mode") or "IntraPod"  # effectiveGMSMode
-
-
-def _inter_pod(c: dict) -> bool:
-    return _gms(c) is not None and _map(_gms(c)).get("mode") == "InterPod"  # IsInterPodGMSEnabled: no default
-
-
-def uses_pcsg(c: dict) -> bool:
-    return _nodes(c) > 1 or _inter_pod(c) or bool(_map(_map(c.get("experimental")).get("grove")).get("forceScalingGroup"))
-
-
-def _role_names(name: str, c: dict) -> List[str]:
-    """graph.go expandRolesForComponent: the PodClique names of a component's roles."""
-    nodes = _nodes(c)
-    if nodes > 1 and _inter_pod(c):
-        return [f"{name}-gms-{r}" for r in range(nodes)] + [f"{name}-ldr"] + [f"{name}-wkr-{r}" for r in range(1, nodes)]
-    if nodes > 1:
-        return [f"{name}-ldr", f"{name}-wkr"]
-    if _inter_pod(c):
-        return [f"{name}-gms-0", name]
-    return [name]
-
-
-def longest_clique(c: dict) -> str:
-    name = str(c.get("name", ""))
-    lower = name.lower()
-    if not uses_pcsg(c):
-        return lower
-    return max([lower] + [r.lower() for r in _role_names(name, c)], key=len)
-
-
-def pcs_name(dgd_name: str, components: List[dict]) -> str:
-    """graph.go PCSNameForDGD."""
-    worst = 0
-    for c in components:
-        lower = str(c.get("name", "")).lower()
-        worst = max(worst, len(lower) + len(longest_clique(c)) if uses_pcsg(c) else len(lower))
-    budget = max(grove_names.MAX_COMBINED_NAME_LENGTH - worst, grove_names.MIN_PCS_NAME_LENGTH)
-    if len(dgd_name) <= budget:
-        return dgd_name
-    return f"{dgd_name[:budget - 5]}-{grove_names.fnv32a(dgd_name.encode()) & 0xFFFF:04x}"
 
 
 def _main(c: dict) -> Tuple[Optional[int], Optional[dict]]:
@@ -144,10 +104,10 @@ def _expected_target(provider: str, api_version: Any, scope: str, c: Optional[di
     if scope == "root":
         return "PodCliqueSet", ""
     if scope == "component":
-        return ("PodCliqueScalingGroupConfig" if uses_pcsg(_map(c)) else "PodCliqueTemplateSpec"), ""
-    if c is None or _nodes(c) <= 1:
+        return ("PodCliqueScalingGroupConfig" if uses_scaling_group(_map(c)) else "PodCliqueTemplateSpec"), ""
+    if c is None or node_count(c) <= 1:
         return None, f'scope "{scope}" requires a multinode component'
-    if _inter_pod(c):
+    if is_inter_pod(c):
         return None, f'scope "{scope}" is not supported for inter-pod GMS components'
     return "PodCliqueTemplateSpec", ""
 
@@ -256,11 +216,11 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool) -> 
         out.append(("spec.priorityClassName", not_grove))
     if not components:
         out.append(("spec.components", "Required value: must have at least one component"))
-    pcs = pcs_name(dgd_name, components) if grove else ""
+    pcs = pcs_name_for_dgd(dgd_name, components) if grove else ""
     for i, c in enumerate(components):
         path = f"spec.components[{i}]"
         if grove:
-            combined = len(pcs) + len(str(c.get("name", "")).lower()) + (len(longest_clique(c)) if uses_pcsg(c) else 0)
+            combined = len(pcs) + len(str(c.get("name", "")).lower()) + (len(longest_clique(c)) if uses_scaling_group(c) else 0)
             if combined > grove_names.MAX_COMBINED_NAME_LENGTH:
                 out.append((f"{path}.name", f"Invalid value: {c.get('name')!r}: combined resource name length {combined} "
                             f"exceeds the {grove_names.MAX_COMBINED_NAME_LENGTH}-character pod-name limit; shorten DynamoGraphDeployment "
@@ -342,7 +302,7 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
     if size is not None and size < 0:
         out.append((f"{path}.sharedMemorySize", f"Invalid value: {c['sharedMemorySize']!r}: must be non-negative"))
     if c.get("type") == "epp":
-        if _nodes(c) > 1:
+        if node_count(c) > 1:
             out.append((f"{path}.multinode", "Forbidden: EPP component cannot be multinode"))
         if c.get("replicas", 1) != 1:
             out.append((f"{path}.replicas", f"Invalid value: {c.get('replicas')}: EPP component must have exactly 1 replica"))

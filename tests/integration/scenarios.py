@@ -65,7 +65,7 @@ def pods(doc, *, group=0):
             spec["terminationGracePeriodSeconds"] = 0
             labels = {"nvidia.com/dynamo-graph-deployment-name": name, "nvidia.com/dynamo-component": comp["name"]}
             if explained["provider"] == "grove":
-                pcs = pcs_name_for_dgd(name, [(comp["name"], True)])
+                pcs = pcs_name_for_dgd(name, doc["spec"]["components"])
                 suffix = "ldr" if role["name"] == "leader" else "wkr"
                 clique = f"{pcs}-0-{cname}-{group}-{cname}-{suffix}"
                 labels.update({"grove.io/podclique": clique, "grove.io/podcliquescalinggroup-replica-index": str(group),

@@ -88,14 +88,35 @@ def test_every_object_with_properties_pins_its_keys(name):
             assert "additionalProperties" in node or node.get("description"), f"{name}{path}: an unexplained open object"
 
 
+def _typed_dict(hint: Any) -> Any:
+    """The TypedDict a field holds, itself or as the items of a list (after Optional), else None."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) is typing.Union and len(args) == 1:
+        return _typed_dict(args[0])
+    if typing.get_origin(hint) is list and args:
+        return _typed_dict(args[0])
+    return hint if typing.is_typeddict(hint) else None
+
+
+def _same_shape(typed: Any, body: Dict[str, Any], where: str) -> None:
+    hints = typing.get_type_hints(typed)
+    assert set(hints) == set(body["properties"]), where
+    assert set(typed.__required_keys__) == set(body.get("required", [])), where
+    for key, hint in hints.items():
+        inner, node = _typed_dict(hint), body["properties"][key]
+        node = node.get("items", node) if node.get("type") == "array" else node
+        if inner is not None and "properties" in node:  # nested TypedDicts match their schema objects too
+            _same_shape(inner, node, f"{where}.{key}")
+
+
 @pytest.mark.parametrize("name", sorted(contracts.TYPES))
 def test_typed_dict_has_the_schema_keys(name):
-    """The TypedDict mypy checks the producers with and the published schema are the same shape."""
+    """The TypedDict mypy checks the producers with and the published schema are the same shape, at every
+    depth where both name the keys."""
     typed = contracts.TYPES[name]
     s = contracts.schema(name)
     body = {"explain": lambda: s["$defs"]["dgd"], "check": lambda: s["oneOf"][0]}.get(name, lambda: s)()
-    assert set(typing.get_type_hints(typed)) == set(body["properties"]), name
-    assert set(typed.__required_keys__) == set(body["required"]), name
+    _same_shape(typed, body, name)
 
 
 # -- real outputs ----------------------------------------------------------------------------------
@@ -154,6 +175,23 @@ def test_cluster_commands_on_a_recorded_state(state):
                            ("rollout-status", ["rollout", "status", dgd["name"], *ns, "--watch=false"]),
                            ("rollout-history", ["rollout", "history", dgd["name"], *ns])]:
             _, data = cli_json([*args, "-o", "json"], state, dgd["namespace"])
+            assert problems(name, data) == [], args
+
+
+ROLLOUT_STEPS = sorted(f"{p.parent.name}/{p.name}" for p in RECORDED.glob("*/*") if (p / "manifest.json").exists())
+
+
+@pytest.mark.parametrize("step", ROLLOUT_STEPS)
+def test_rollout_commands_on_every_recorded_rollout_step(step):
+    """The rollout sequences (lws-rollout-*/NN) hold the operator's own status.rollingUpdate in every
+    phase: status and history of each DGD in them follow their schemas."""
+    _, listed = cli_json(["get", "-A", "-o", "json"], step)
+    assert listed["deployments"]
+    for dgd in listed["deployments"]:
+        ns = ["-n", dgd["namespace"]]
+        for name, args in [("rollout-status", ["rollout", "status", dgd["name"], *ns, "--watch=false"]),
+                           ("rollout-history", ["rollout", "history", dgd["name"], *ns])]:
+            _, data = cli_json([*args, "-o", "json"], step, dgd["namespace"])
             assert problems(name, data) == [], args
 
 

@@ -348,3 +348,23 @@ def test_get_puts_a_groups_finding_on_its_own_row():
     assert [g["topFinding"]["code"] for g in rows["decode"]] == ["group-pending"]
     assert all((g["topFinding"] or {}).get("code") != "group-pending" for g in rows["Frontend"]), rows["Frontend"]
     assert d["topFinding"]["code"] == "group-pending"
+
+
+@pytest.mark.parametrize("state, present", [("lws-healthy", True), ("lws-mpi-secret-deleted", False), (None, None)])
+def test_tree_reads_a_needed_secret_by_name(state, present):
+    """The MPI SSH Secret the trtllm pods mount: in lws-healthy the recording holds it, lws-mpi-secret-deleted
+    deleted it; a GET the API server forbids (None) leaves it unknown and says so in skipped. Read by name as
+    doctor reads it (model/snapshot.read_secret_keys): never listed, its values never kept."""
+    from kubectl_dynamo.errors import Forbidden
+
+    class NoSecrets(RecordedCluster):
+        def get(self, path, **kw):
+            if "/secrets/" in path:
+                raise Forbidden('secrets "mpi-run-ssh-secret" is forbidden')
+            return super().get(path, **kw)
+
+    cluster = (RecordedCluster if state else NoSecrets)(str(RECORDED / (state or "lws-healthy")), "llm")
+    tree = run_tree(cluster, "trtllm-mn").data
+    (need,) = [n for n in tree["needs"] if (n["kind"], n["name"]) == ("Secret", "mpi-run-ssh-secret")]
+    assert need["present"] is present
+    assert any(s["check"] == "secret mpi-run-ssh-secret" for s in tree["skipped"]) is (present is None)

@@ -193,3 +193,32 @@ def test_the_collector_is_paused_while_explain_runs_and_restored_after(tmp_path,
         assert main(["explain", "dgd", "-f", str(path)]) == code
         assert gc.isenabled()
     assert enabled_while_reading == [False, False, False]
+
+
+ROLLING = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
+
+
+@pytest.mark.parametrize("annotations, strategy", [
+    ({}, ROLLING),
+    ({"nvidia.com/deployment-rolling-update-max-unavailable": "1",
+      "nvidia.com/deployment-rolling-update-max-surge": "50%"},
+     {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "50%"}}),
+    ({"nvidia.com/deployment-strategy": "Recreate"}, {"type": "Recreate"}),
+    ({"nvidia.com/deployment-strategy": "recreate"}, ROLLING),  # deployment_strategy_test.go: no match, RollingUpdate
+])
+def test_objects_deployment_strategy_follows_the_component_annotations(tmp_path, annotations, strategy):
+    """A single-node component's Deployment takes its strategy from the component's annotations
+    (ai-dynamo/dynamo@2a6da14c internal/controller/dynamocomponentdeployment_controller.go
+    generateDeployment, getDeploymentRollingUpdateMaxSurgeAndMaxUnavailable: intstr.Parse of each, 25%
+    when unset; deployment_strategy.go: exactly "Recreate" recreates); the recorded real operator
+    rendered the default (tests/data/recorded/lws-rollout-single-node/01 Deployment agg-worker-4c5db9b9)."""
+    import yaml
+
+    doc = yaml.safe_load((REPO / "tests" / "data" / "recorded" / "manifests" / "lws" / "rollout-agg.yaml").read_text())
+    worker = next(c for c in doc["spec"]["components"] if c["name"] == "worker")
+    worker["podTemplate"]["metadata"] = {"annotations": annotations}
+    src = tmp_path / "agg.yaml"
+    src.write_text(yaml.safe_dump(doc))
+    item = explain_documents(load(str(src)), orchestrator="lws", objects=True)["items"][0]
+    (deployment,) = [o for o in item["objects"] if o["kind"] == "Deployment" and o["metadata"]["name"].startswith("agg-worker")]
+    assert deployment["spec"]["strategy"] == strategy

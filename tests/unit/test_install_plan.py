@@ -108,7 +108,16 @@ def test_lws_with_pins():
     plan = ins.build_plan(ins.Request("lws", versions={"lws": "0.9.0", "volcano": "1.14.1"}, timeout="600s"))
     assert argv_of(plan, "volcano") == seed(SEED_VOLCANO[2]) + ["--version", "1.14.1", "--wait", "--timeout", "600s"]
     assert argv_of(plan, "lws") == seed(SEED_LWS.replace("300s", "600s"), LWS_VERSION="0.9.0")
-    assert any("DisaggregatedSet" in w and "0.10.0" in w for w in plan.warnings)
+    assert not any("DisaggregatedSet" in w for w in plan.warnings)  # v0.9.0 serves it (compatibility.json)
+
+
+def test_lws_older_than_disaggregated_set_warns():
+    """kubernetes-sigs/lws v0.8.0 (fc19b9ae) has no disaggregatedset.x-k8s.io API; v0.9.0 (f056f611) is the
+    first that serves it."""
+    plan = ins.build_plan(ins.Request("lws", versions={"lws": "0.8.0"}))
+    assert [w for w in plan.warnings if "DisaggregatedSet" in w] == [
+        "LWS 0.8.0 does not serve DisaggregatedSet (disaggregatedset.x-k8s.io/v1, LWS >= 0.9.0); the standard DCD "
+        "pathway works from 0.7.0"]
 
 
 def test_every_default_lives_in_the_table():
@@ -373,3 +382,20 @@ def test_non_interactive_without_yes_refuses_before_touching_anything():
     assert proc.returncode == 2
     assert proc.stderr == ("error: refusing to change the cluster without confirmation: pass --yes "
                            "(or --dry-run to only see the plan)\n")
+
+
+def test_the_lws_facts_are_compatibility_json_and_upstreams():
+    """One source: data/compatibility.json. Its DisaggregatedSet fact is LWS's own history (kubernetes-sigs/lws:
+    api/disaggregatedset/v1 first in v0.9.0 f056f611, not in v0.8.0 fc19b9ae); its minimum the Dynamo docs'
+    (ai-dynamo/dynamo@2a6da14c docs/fern/pages/kubernetes/installation/install-dynamo.md: LWS >= v0.7.0).
+    install, doctor's check and the catalogue name the same versions."""
+    from kubectl_dynamo.checks import cluster
+    from kubectl_dynamo.findings.catalogue import entry
+    from kubectl_dynamo.model import compat
+
+    lws = compat.facts()["lws"]
+    assert (lws["minimum"], lws["disaggregatedSet"]) == ("v0.7.0", "v0.9.0")
+    assert (ins.LWS_MINIMUM, ins.LWS_DISAGGREGATED_SET) == ("0.7.0", "0.9.0")
+    assert (cluster.LWS_MINIMUM, cluster.LWS_DISAGGREGATED_SET) == ("v0.7.0", "v0.9.0")
+    e = entry("lws-without-disaggregatedset")
+    assert "from v0.9.0" in e.why and "from v0.9.0" in e.fix

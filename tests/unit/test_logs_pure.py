@@ -15,6 +15,7 @@ from kubectl_dynamo.cluster.client import Stream
 from kubectl_dynamo.cluster.streams import Readers, drain
 from kubectl_dynamo.commands.logs import Filters, Printer, Source, merged, sources, split_timestamp, timestamp_key
 from kubectl_dynamo.environment import Environment
+from tests.unit.fake_body import Body
 
 
 def grove_pod(name, clique_suffix, index, group=0, component="decode"):
@@ -202,3 +203,112 @@ def test_a_pod_that_is_not_running_says_why():
     assert why is not None and why.startswith("Pending, not scheduled: 4 of 4 nodes are cordoned (gpu-node-0")
     assert "kubectl uncordon gpu-node-0" in why
     assert not_running(nodes, running, src(running), False) is None
+
+
+# -- logs -f: the pods' WATCH is cluster/streams.Watched on the logs' own readers ---------------------
+
+def _running(pod, restarts=0, **annotations):
+    pod = {**pod, "metadata": {**pod["metadata"], "annotations": annotations},
+           "status": {"containerStatuses": [{"name": "main", "restartCount": restarts, "state": {"running": {}}}]}}
+    return pod
+
+
+class _Gated(Body):
+    """A watch body that hands out each event once the output shows what it waits for (each event then
+    meets the state the one before left)."""
+
+    def __init__(self, events, out):
+        super().__init__([])
+        self.events, self.out = list(events), out
+
+    def read1(self, n):
+        import json
+
+        while not self.closed.is_set():
+            if self.events and self.events[0][0] in self.out.getvalue():
+                return json.dumps(self.events.pop(0)[1]).encode() + b"\n"
+            self.closed.wait(0.01)
+        return b""
+
+
+class _FollowCluster:
+    """The DGD llm in ns with ``listed`` pods; the pods' first WATCH hands out ``events`` (after, event)
+    as the output shows ``after``; each log follow prints one line naming its pod and how many times it
+    was opened, then stays open."""
+
+    namespace = "ns"
+
+    def __init__(self, listed, events, out):
+        self.listed, self.events, self.out = listed, events, out
+        self.watches, self.logs, self.bodies = [], [], {}
+
+    def get(self, path, params=None):
+        if "/pods" in path:
+            return {"metadata": {"resourceVersion": "1"}, "items": self.listed}
+        return {"metadata": {"name": "llm"}}  # the DGD
+
+    def stream(self, path, params=None, **kw):
+        if (params or {}).get("watch") == "true":
+            self.watches.append(params["resourceVersion"])
+            return Stream(_Gated(self.events if len(self.watches) == 1 else [], self.out))
+        pod = path.split("/pods/")[1].split("/")[0]
+        self.logs.append(pod)
+        n = self.logs.count(pod)
+        body = self.bodies[(pod, n)] = Body([f"{pod} log {n}\n".encode()])
+        return Stream(body)
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Until(io.StringIO):
+    """stdout that ends the follow once ``last`` was printed."""
+
+    def __init__(self, last):
+        super().__init__()
+        self.last = last
+
+    def write(self, s):
+        n = super().write(s)
+        if self.last in self.getvalue():
+            raise _Stop
+        return n
+
+
+def test_follow_reads_whole_pod_events_restarts_and_drops_deleted_pods():
+    """A pod's watch event is one line holding the whole pod, often above the 16 KiB log line limit (a real
+    pod with its managedFields): it is read whole (was: cut at the log limit, never decoded, the watch
+    reopened at the same version). A restart opens the container's new log; a DELETED pod's log is closed."""
+    from kubectl_dynamo.commands.logs import LogOptions, run_logs
+
+    a, b = lws_pod("l-0", 0, 0), lws_pod("l-0-1", 0, 1)
+
+    def at(pod, version):
+        return {**pod, "metadata": {**pod["metadata"], "resourceVersion": version}}
+
+    big = _running(a, restarts=1, note="x" * 40_000)
+    out = _Until("l-0-1 log 2")
+    cluster = _FollowCluster([_running(a)], [
+        ("l-0 log 1", {"type": "MODIFIED", "object": at(big, "2")}),
+        ("l-0 log 2", {"type": "ADDED", "object": at(_running(b), "3")}),
+        ("l-0-1 log 1", {"type": "DELETED", "object": at(big, "4")}),
+        ("l-0-1 log 1", {"type": "MODIFIED", "object": at(_running(b, restarts=1), "5")}),
+    ], out)
+    env = Environment(stdin=io.StringIO(), stdout=out, stderr=io.StringIO())
+    done = []
+
+    def follow():
+        try:
+            run_logs(cluster, env, "llm", Filters(), LogOptions(follow=True))
+        except _Stop:
+            done.append(True)
+
+    t = threading.Thread(target=follow, daemon=True)
+    t.start()
+    t.join(20)
+    assert done, f"never printed the last line: {out.getvalue()!r} {cluster.logs}"
+    lines = out.getvalue().splitlines()
+    assert [x.split(" ", 1)[1] for x in lines] == ["l-0 log 1", "l-0 log 2", "l-0-1 log 1", "l-0-1 log 2"]
+    assert cluster.watches == ["1"]  # one WATCH from the LIST's version, never reopened
+    assert cluster.bodies[("l-0", 2)].closed.is_set()  # l-0 deleted: its follow closed

@@ -1,5 +1,16 @@
-from kubectl_dynamo.operator.grove import GroveDeployer, apply_scheduler, clique_names, fnv32a, pcs_name_for_dgd
+import pytest
+
+from kubectl_dynamo.operator.grove import (
+    GroveDeployer,
+    apply_scheduler,
+    clique_names,
+    fnv32a,
+    pcs_name_for_dgd,
+    uses_scaling_group,
+)
 from kubectl_dynamo.operator.lws import LWSDeployer, dcd_name, lws_name
+
+MULTINODE = {"name": "decode", "multinode": {"nodeCount": 2}}
 
 
 class TestGrove:
@@ -33,20 +44,57 @@ class TestGrove:
         assert fnv32a(b"") == 0x811C9DC5
         assert fnv32a(b"a") == 0xE40C292C
 
+    # ai-dynamo/dynamo@2a6da14c internal/dynamo/graph.go PCSNameForDGD: budget = 45 - the largest
+    # len(component) + len(its longest clique, LongestPodCliqueNameForDGDComponent), floor 8.
     def test_pcs_name_short_unchanged(self):
-        assert pcs_name_for_dgd("vllm-disagg", [("Frontend", False), ("decode", True)]) == "vllm-disagg"
+        assert pcs_name_for_dgd("vllm-disagg", [{"name": "Frontend"}, MULTINODE]) == "vllm-disagg"
 
     def test_pcs_name_truncated(self):
         name = "a-very-long-deployment-name-for-testing"  # 39 chars
         # budget = 45 - (len("decode") + len("decode-ldr")) = 29
-        out = pcs_name_for_dgd(name, [("decode", True)])
+        out = pcs_name_for_dgd(name, [MULTINODE])
         assert out == name[:24] + "-" + format(fnv32a(name.encode()) & 0xFFFF, "04x")
         assert len(out) == 29
 
     def test_pcs_name_budget_floor(self):
-        comp = "c" * 30
-        out = pcs_name_for_dgd("deployment-xyz", [(comp, True)])
+        out = pcs_name_for_dgd("deployment-xyz", [{"name": "c" * 30, "multinode": {"nodeCount": 2}}])
         assert len(out) == 8 and out.startswith("dep-")
+
+    @pytest.mark.parametrize("component, cost", [
+        # inter-pod GMS on 2 nodes: cliques decode-gms-0, decode-gms-1, decode-ldr, decode-wkr-1 (graph.go
+        # expandMultinodeGMSRoles): the longest is 12, not decode-ldr's 10
+        ({"name": "decode", "multinode": {"nodeCount": 2},
+          "experimental": {"gpuMemoryService": {"mode": "InterPod"}}}, 6 + 12),
+        # single-node inter-pod GMS: decode-gms-0 and decode (expandSingleNodeGMSRoles)
+        ({"name": "decode", "experimental": {"gpuMemoryService": {"mode": "InterPod"}}}, 6 + 12),
+        # a forced scaling group: one clique named as the component (expandSingleNodeScalingGroupRoles)
+        ({"name": "decode", "experimental": {"grove": {"forceScalingGroup": True}}}, 6 + 6),
+        ({"name": "decode"}, 6),  # a plain PodClique
+    ])
+    def test_pcs_name_budget_counts_the_longest_clique(self, component, cost):
+        name = "d" * 40
+        out = pcs_name_for_dgd(name, [component])
+        budget = 45 - cost
+        assert out == (name if len(name) <= budget else f"{name[:budget - 5]}-{fnv32a(name.encode()) & 0xFFFF:04x}")
+        assert len(out) == min(len(name), budget)
+
+    @pytest.mark.parametrize("component, uses", [
+        ({"name": "w", "multinode": {"nodeCount": 2}}, True),
+        ({"name": "w", "multinode": {}}, True),  # the CRD defaults nodeCount to 2
+        ({"name": "w", "multinode": None}, False),
+        ({"name": "w", "experimental": {"gpuMemoryService": {"mode": "InterPod"}}}, True),
+        ({"name": "w", "experimental": {"gpuMemoryService": {"mode": "IntraPod"}}}, False),
+        ({"name": "w", "experimental": {"grove": {"forceScalingGroup": True}}}, True),
+        # malformed (the API server refuses these): read as absent, never raised on
+        ({"name": "w", "multinode": {"nodeCount": "3"}}, False),
+        ({"name": "w", "multinode": "yes"}, False),
+        ({"name": "w", "experimental": "x"}, False),
+        ({"name": "w", "experimental": {"grove": "x", "gpuMemoryService": []}}, False),
+    ])
+    def test_uses_scaling_group_is_usespcsg(self, component, uses):
+        """api/v1beta1 dynamocomponentdeployment_types.go UsesPCSG: nodes > 1, inter-pod GMS or forced; the
+        webhooks, the provider overrides and the rendered PodCliqueSet all ask this one function."""
+        assert uses_scaling_group(component) is uses
 
     def test_scheduler(self):
         pod = {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import threading
 from pathlib import Path
 from typing import Dict, List
@@ -21,6 +20,7 @@ from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.cluster.streams import Watched
 from kubectl_dynamo.commands import rollout
 from kubectl_dynamo.environment import Environment
+from tests.unit.fake_body import Body
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 
@@ -76,30 +76,11 @@ def test_a_missing_dgd_is_not_found():
 
 # -- the watch machinery -----------------------------------------------------------------------------
 
-class _Raw:
-    """An HTTP body that hands out what the test feeds it and blocks in between, as a watch does."""
+class _Raw(Body):
+    """A watch body: the given events, then (``end``) the server ends it, else it blocks."""
 
     def __init__(self, lines: List[dict], end: bool):
-        self.q: queue.Queue = queue.Queue()
-        for line in lines:
-            self.q.put(json.dumps(line).encode() + b"\n")
-        if end:
-            self.q.put(b"")
-        self.closed = threading.Event()
-
-    def read1(self, n: int) -> bytes:
-        while not self.closed.is_set():
-            try:
-                return self.q.get(timeout=0.05)
-            except queue.Empty:
-                continue
-        return b""
-
-    def shutdown(self) -> None:
-        self.closed.set()
-
-    def close(self) -> None:
-        self.closed.set()
+        super().__init__([json.dumps(line).encode() + b"\n" for line in lines] + ([b""] if end else []))
 
 
 class _Cluster:
@@ -391,3 +372,84 @@ def test_rollout_inputs_are_the_dgds_labelled_objects_grouped_once(step):
         assert inputs.workloads == {"LeaderWorkerSet": filtered("leaderworkersets"),
                                     "PodCliqueSet": filtered("podcliquesets")}
     assert set(views[0].index.by_dgd) == {"componentdeployments", "leaderworkersets", "podcliquesets"}
+
+
+# ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_worker_rollout_reconciler_test.go
+# TestResolveRollingUpdateParams: (annotations, desired replicas, maxSurge, maxUnavailable).
+SURGE, UNAVAILABLE = "nvidia.com/deployment-rolling-update-max-surge", "nvidia.com/deployment-rolling-update-max-unavailable"
+
+
+@pytest.mark.parametrize("annotations, desired, surge, unavailable", [
+    ({}, 4, 1, 1),
+    ({SURGE: "2"}, 4, 2, 1),
+    ({UNAVAILABLE: "0"}, 4, 1, 0),
+    ({SURGE: "50%"}, 4, 2, 1),
+    ({UNAVAILABLE: "50%"}, 4, 1, 2),
+    ({SURGE: "50%", UNAVAILABLE: "25%"}, 4, 2, 1),
+    ({SURGE: "0", UNAVAILABLE: "0"}, 4, 1, 0),
+    ({SURGE: "0", UNAVAILABLE: "1"}, 4, 0, 1),
+    ({SURGE: "34%"}, 3, 2, 0),
+    ({UNAVAILABLE: "34%"}, 3, 1, 1),
+])
+def test_generation_budget_is_the_operators(annotations, desired, surge, unavailable):
+    from kubectl_dynamo.operator.rollingupdate import generation_budget
+
+    assert generation_budget(annotations, desired) == (surge, unavailable)
+
+
+def _single_node_rollout(edit=None):
+    """lws-rollout-single-node/01: the operator's rolling update of DGD agg (2 worker replicas) is
+    InProgress; both old-hash worker pods Ready, the new one not yet created Ready. ``edit(dgd, old_pods)``
+    changes it before the checks run."""
+    from kubectl_dynamo.model.views import read_views
+
+    _, views = read_views(RecordedCluster(str(RECORDED / "lws-rollout-single-node" / "01")), None)
+    (view,) = [v for v in views if v.name == "agg"]
+    old = [p.raw for c in view.components for g in c.groups.values() for p in g.pods
+           if (p.raw["metadata"].get("labels") or {}).get("nvidia.com/dynamo-worker-hash") == "4c5db9b9"]
+    assert len(old) == 2 and view.raw["status"]["rollingUpdate"]["phase"] == "InProgress"
+    if edit:
+        edit(view.raw, old)
+    from kubectl_dynamo.checks.rollout import max_unavailable_exceeded
+
+    return [f.message for f in max_unavailable_exceeded(view)]
+
+
+def _unready(pods):
+    for p in pods:
+        for c in p["status"]["conditions"]:
+            if c["type"] == "Ready":
+                c["status"] = "False"
+
+
+def _annotate(where: str, annotations: dict):
+    def edit(dgd, old):
+        _unready(old[:1])
+        if where == "dgd":
+            dgd["spec"]["annotations"] = annotations
+        else:
+            worker = next(c for c in dgd["spec"]["components"] if c["name"] == "worker")
+            worker["podTemplate"].setdefault("metadata", {})["annotations"] = annotations
+    return edit
+
+
+@pytest.mark.parametrize("edit, allowed", [
+    (None, None),  # as recorded: 2 of 2 Ready
+    # 25% of 2 rounds down to 0 (resolveRollingUpdateParams): one old pod down is one too many
+    (lambda dgd, old: _unready(old[:1]), 0),
+    # the DGD's spec annotations and the component's pod template annotations set it
+    # (graph.go GetDGDComponentResourceAnnotations), the pod template's last
+    (_annotate("dgd", {UNAVAILABLE: "50%"}), None),
+    (_annotate("component", {UNAVAILABLE: "1"}), None),
+    (lambda dgd, old: (_annotate("dgd", {UNAVAILABLE: "50%"})(dgd, old), _annotate("component", {UNAVAILABLE: "0"})(dgd, old)),
+     0),
+    # Recreate lets the whole component go (buildRollingUpdateContext: maxUnavailable = desired)
+    (lambda dgd, old: (_unready(old), _annotate("dgd", {"nvidia.com/deployment-strategy": "Recreate"})(dgd, old)),
+     None),
+])
+def test_max_unavailable_of_a_single_node_rollout_is_the_operators(edit, allowed):
+    messages = _single_node_rollout(edit)
+    if allowed is None:
+        assert messages == []
+    else:
+        assert messages == [f"component worker: 1 of 2 groups unavailable while it rolls; maxUnavailable allows {allowed}"]

@@ -102,7 +102,7 @@ def build_request(orchestrator, separately, versions, chart_source, values, upgr
         have, need = ins.version_tuple(lws), ins.version_tuple(ins.LWS_MINIMUM)
         if have and need and have < need:
             raise UsageError(f"--lws-version {lws} is too old: Dynamo needs LWS >= {ins.LWS_MINIMUM} "
-                             f"(0.10.0 for DisaggregatedSet)")
+                             f"({ins.LWS_DISAGGREGATED_SET} for DisaggregatedSet)")
     try:
         parse_duration(timeout)
     except UsageError:

@@ -20,6 +20,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from kubectl_dynamo.model import compat
+
 
 # -- the one table of charts and default versions ---------------------------------------------
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ CHARTS: Dict[str, ChartInfo] = {c.key: c for c in (
     # 1.15.0 is the newest chart seen in the volcano-sh Helm repository index (1.15.1 unconfirmed).
     ChartInfo("volcano", "Volcano", "volcano", "volcano", "volcano-system",
               "volcano-sh/volcano", "1.15.0", "--volcano-version", ("scheduling.volcano.sh",)),
-    # LWS 0.10.0 serves disaggregatedset.x-k8s.io/v1, the Dynamo operator's current dependency.
+    # The newest LWS chart; its minimums are compatibility.json's (LWS_MINIMUM, LWS_DISAGGREGATED_SET).
     ChartInfo("lws", "LeaderWorkerSet", "lws", "lws", "lws-system",
               "oci://registry.k8s.io/lws/charts/lws", "0.10.0", "--lws-version",
               ("leaderworkerset.x-k8s.io",), (1, 26)),
@@ -62,8 +64,6 @@ VOLCANO_REPO = ("volcano-sh", "https://volcano-sh.github.io/helm-charts")
 PLATFORM_NAMESPACE = "dynamo-system"
 PLATFORM_CHART_URL = "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-{version}.tgz"
 DEFAULT_TIMEOUT = "300s"
-LWS_MINIMUM = "0.7.0"  # the standard DCD pathway
-LWS_DISAGGREGATED_SET = "0.10.0"  # serves disaggregatedset.x-k8s.io/v1 as the operator needs
 HELM_MIN_MAJOR = 3
 FIELD_MANAGER = "kubectl-dynamo"
 
@@ -84,6 +84,12 @@ def dynamo_queues() -> List[dict]:
 # -- versions --------------------------------------------------------------------------------
 def bare(version: Optional[str]) -> str:
     return (version or "").strip().lstrip("vV")
+
+
+# The compatibility facts (data/compatibility.json, with their sources) as chart versions: the standard DCD
+# pathway's minimum, and the first LWS that serves disaggregatedset.x-k8s.io/v1.
+LWS_MINIMUM = bare(compat.facts()["lws"]["minimum"])
+LWS_DISAGGREGATED_SET = bare(compat.facts()["lws"]["disaggregatedSet"])
 
 
 def same_version(a: Optional[str], b: Optional[str]) -> bool:
@@ -441,9 +447,8 @@ def _plan_lws(req: Request, state: State, plan: Plan) -> None:
     lws_version = req.version("lws")
     have, need = version_tuple(lws_version), version_tuple(LWS_DISAGGREGATED_SET)
     if have and need and have < need:
-        plan.warnings.append(f"LWS {lws_version} does not serve what DisaggregatedSet needs "
-                             f"(disaggregatedset.x-k8s.io/v1 with DisaggregatedSetRoleScaler, LWS "
-                             f">= {LWS_DISAGGREGATED_SET}); the standard DCD pathway works from {LWS_MINIMUM}")
+        plan.warnings.append(f"LWS {lws_version} does not serve DisaggregatedSet (disaggregatedset.x-k8s.io/v1, "
+                             f"LWS >= {LWS_DISAGGREGATED_SET}); the standard DCD pathway works from {LWS_MINIMUM}")
     volcano = _decide_helm(req, state, "volcano", plan)
     if volcano.runs and not req.chart_source:
         name, url = VOLCANO_REPO
