@@ -301,6 +301,26 @@ class Catalogue(TypedDict):
 
 
 # -- install, collect --------------------------------------------------------------------------
+class BlockedEvidence(TypedDict):
+    object: Dict[str, Any]  # an ObjectRef: what it was said about
+    reason: str
+    message: str
+
+
+class BlockedCause(TypedDict):
+    kind: str
+    what: str
+    fix: str
+
+
+class InstallBlocked(TypedDict):  # install.json steps[].blocking[]
+    object: Dict[str, Any]
+    ready: int
+    desired: int
+    evidence: List[BlockedEvidence]
+    causes: List[BlockedCause]
+
+
 class InstallData(TypedDict):
     orchestrator: str
     mode: str

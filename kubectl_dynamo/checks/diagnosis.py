@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
+from kubectl_dynamo.checks import discovery as _discovery_checks  # noqa: F401  (registers the discovery checks)
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks import rollout as _rollout_checks  # noqa: F401  (registers the rollout checks)
 from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)

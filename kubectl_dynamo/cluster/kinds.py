@@ -26,7 +26,7 @@ class Kind(NamedTuple):
     namespaced: bool = True
     field: Optional[str] = None  # the Snapshot list doctor fills; None = doctor does not list it
     scope: str = "all"  # all | dgd | lws | warnings | name (see the module docstring)
-    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned", "name" (model/snapshot.py)
+    compact: Optional[str] = None  # how doctor keeps each object: None whole, "pod", "owned", "name", "meta" (model/snapshot.py)
     required: bool = False  # a Snapshot list that is [] (not None) when it cannot be read
     owner: bool = False  # may own a DGD's workloads: part of the owner tree (model/views.py)
     lineage: bool = False  # ``tree`` lists it (model/lineage.py)
@@ -65,6 +65,9 @@ KINDS: Tuple[Kind, ...] = (
          lineage=True, when="leaderworkerset.x-k8s.io"),
     Kind("apps", "v1", "deployments", "Deployment", lineage=True),  # single-node components; controllers: facts
     Kind("apps", "v1", "replicasets", "ReplicaSet", lineage=True),
+    # what `helm --wait` and hooks wait for besides Deployments and StatefulSets (install's progress)
+    Kind("apps", "v1", "daemonsets", "DaemonSet"),
+    Kind("batch", "v1", "jobs", "Job"),
     # KAI and Volcano both define podgroups and queues: always read by their fully qualified group.
     Kind("scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", field="volcano_podgroups"),
     # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (its queues as v2): read only where that version is served.
@@ -83,7 +86,15 @@ KINDS: Tuple[Kind, ...] = (
     Kind("scheduling.volcano.sh", "v1beta1", "queues", "Queue", namespaced=False),
     Kind("scheduling.run.ai", "v2", "queues", "Queue", namespaced=False),
     # what a pod cannot be created or placed without (model/lineage.needs; the recordings of checks/causes.py)
-    Kind("", "v1", "serviceaccounts", "ServiceAccount"),
+    # The operator's Kubernetes discovery, per DGD (dynamo@2a6da14c deploy/operator/internal/discovery/resource.go):
+    # the pods' ServiceAccount, the Role that lets the runtime watch EndpointSlices and write its
+    # DynamoWorkerMetadata, the RoleBinding between them; the registrations the runtime writes
+    # (lib/runtime/src/discovery/kube/crd.rs), kept without their data (checks/discovery.py)
+    Kind("", "v1", "serviceaccounts", "ServiceAccount", field="serviceaccounts", compact="name"),
+    Kind("rbac.authorization.k8s.io", "v1", "roles", "Role", field="roles"),
+    Kind("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", field="rolebindings"),
+    Kind("nvidia.com", "v1alpha1", "dynamoworkermetadatas", "DynamoWorkerMetadata", field="workermetadatas",
+         compact="meta"),
     # a pod's claims and the StorageClasses they ask for (why a claim stays unbound: checks/causes.py), read
     # only when a pod of the scope mounts a claim
     Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", field="persistentvolumeclaims", need="claims"),

@@ -23,3 +23,9 @@ DEFAULT_SCHEDULER = "default-scheduler"
 GROVE_PODGANG = "grove.io/podgang"
 GROVE_PCSG = "grove.io/podcliquescalinggroup"
 PART_OF = "app.kubernetes.io/part-of"
+# Helm marks every object of a release (helm@v3.18.6 pkg/action/validate.go setMetadataVisitor): the label
+# app.kubernetes.io/managed-by=Helm and these two annotations; hooks do not get them, but charts label their
+# objects with the release as app.kubernetes.io/instance (helm create's _helpers.tpl convention).
+HELM_RELEASE_NAME = "meta.helm.sh/release-name"
+HELM_RELEASE_NAMESPACE = "meta.helm.sh/release-namespace"
+INSTANCE_LABEL = "app.kubernetes.io/instance"

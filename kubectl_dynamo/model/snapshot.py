@@ -184,6 +184,17 @@ def _name_only(obj: dict, s: Strings) -> dict:
     return {"metadata": {"name": meta.get("name"), "namespace": s(meta.get("namespace"))}}
 
 
+def compact_identity(obj: dict, s: Strings) -> dict:
+    """An object as who it is and whose it is (name, uid, age, owners), without its spec: a DynamoWorkerMetadata's
+    data is the runtime's whole registration, and the checks read only whose pod it names (checks/discovery.py)."""
+    meta = obj.get("metadata") or {}
+    kept = {k: meta[k] for k in ("name", "uid", "creationTimestamp") if meta.get(k)}
+    kept["namespace"] = s(meta.get("namespace"))
+    if meta.get("ownerReferences"):
+        kept["ownerReferences"] = [_pick(r, ("kind", "name", "uid"), s) for r in meta["ownerReferences"]]
+    return {"metadata": kept}
+
+
 def compact_owned(obj: dict, s: Strings) -> dict:
     """A workload the controllers made for a DGD (LeaderWorkerSet, StatefulSet, PodClique, PodGang, ...)
     as the checks read it: metadata and status whole, of the spec only its scalars and the LWS group
@@ -241,7 +252,8 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
                  "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
     slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned,
-                                                      "name": _name_only, "webhooks": compact_webhooks}
+                                                      "name": _name_only, "meta": compact_identity,
+                                                      "webhooks": compact_webhooks}
     for kind in kinds.SNAPSHOT:
         if kind.when and kind.when not in groups:
             continue  # its controller is not installed
@@ -301,7 +313,7 @@ def compact_webhooks(obj: dict, s: Strings) -> dict:
     return {"metadata": {"name": meta.get("name")}, "webhooks": hooks}
 
 
-ALWAYS_COMPACT = ("name", "webhooks")  # kept compact for every command: nothing reads more of them
+ALWAYS_COMPACT = ("name", "meta", "webhooks")  # kept compact for every command: nothing reads more of them
 
 
 def webhook_configurations(snap: Snapshot) -> Optional[List[dict]]:

@@ -392,21 +392,42 @@ def format_plan(plan, dry_run=False, width: Optional[int] = None) -> str:
 
 
 def format_result(req, r, width: Optional[int] = None) -> str:
+    def text(value) -> str:  # what detect could not tell is "none", never Python's None
+        return "none" if value is None else str(value)
+
     lines = ["", "Result:"]
     lines.append("  APIs served:  " + ", ".join(f"{g} {'yes' if v else 'NO'}" for g, v in r["apis"].items()))
     lines.append("  controllers:  " + ", ".join(
         f"{k} {'healthy' if c['healthy'] else ('unknown' if c['healthy'] is None else 'NOT healthy')}"
         + (f" ({c['version']})" if c.get("version") else "") for k, c in r["controllers"].items()))
     for k, names in r["queues"].items():
-        lines.append(f"  {k} queues:  " + (", ".join(names) or "none"))
+        lines.append(f"  {k} queues:  " + (", ".join(text(n) for n in names) or "none"))
     s = r["selection"]
-    lines.append(f"  a new multinode DGD: provider {s.get('provider')}, orchestrator {s.get('orchestrator')}, "
-                 f"scheduler {s.get('scheduler')}, queue {s.get('queue')}"
+    lines.append(f"  a new multinode DGD: provider {text(s.get('provider'))}, orchestrator {text(s.get('orchestrator'))}, "
+                 f"scheduler {text(s.get('scheduler'))}, queue {text(s.get('queue'))}"
                  + (f" — FAILS: {s['error']}" if s.get("error") else ""))
-    lines.append(f"    {s.get('reason')}")
+    if s.get("reason"):
+        lines.append(f"    {s['reason']}")
     if r["ok"]:
         lines.append(f"ok: a new multinode DGD uses {req.orchestrator}")
     return folded(lines, width)
+
+
+def format_blocking(blocking: List[dict]) -> List[str]:
+    """What kept a helm step from succeeding: each workload not ready, doctor's causes and fixes, and what
+    the components said (whole: these lines go to stderr and are never cut)."""
+    lines = []
+    for b in blocking:
+        o = b["object"]
+        lines.append(f"blocked: {o['kind'].lower()} {o['namespace']}/{o['name']} is not ready "
+                     f"({b['ready']}/{b['desired']}{' succeeded' if o['kind'] == 'Job' else ' ready'})")
+        for c in b["causes"]:
+            lines += [f"    cause: {c['what']}", f"    fix:   {c['fix']}"]
+        for e in b["evidence"]:
+            lines.append(f"    seen:  {e['object']['kind']} {e['object']['name']} {e['reason']}: {e['message']}")
+        if not b["causes"] and not b["evidence"]:
+            lines.append("    seen:  nothing said why (no create failure, no pod waiting for a reason)")
+    return lines
 
 
 def format_changes(result: ExplainList, wide: bool, width: Optional[int] = None) -> str:

@@ -110,6 +110,26 @@ def headless_services(group):
     return out
 
 
+def discovery_objects(ns, account):
+    """ServiceAccount ``account``; if it is the operator's discovery one (``<dgd>-k8s-service-discovery``), its
+    Role and RoleBinding too, as ai-dynamo/dynamo@2a6da14c deploy/operator/internal/discovery/resource.go renders
+    them (labels left out)."""
+    objs = [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account, "namespace": ns}}]
+    if not account.endswith("-k8s-service-discovery"):
+        return objs
+    rbac = "rbac.authorization.k8s.io"
+    return objs + [
+        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": {"name": f"{account}-role", "namespace": ns},
+         "rules": [{"apiGroups": [""], "resources": ["endpoints", "pods"], "verbs": ["get", "list", "watch"]},
+                   {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"],
+                    "verbs": ["get", "list", "watch"]},
+                   {"apiGroups": ["nvidia.com"], "resources": ["dynamoworkermetadatas"],
+                    "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]}]},
+        {"apiVersion": f"{rbac}/v1", "kind": "RoleBinding", "metadata": {"name": f"{account}-binding", "namespace": ns},
+         "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}],
+         "roleRef": {"apiGroup": rbac, "kind": "Role", "name": f"{account}-role"}}]
+
+
 def group_objects(doc, *, configmap=True, secret=True, service=True, mutate=None):
     """DGD + pods (+ the ConfigMap / Secret the operator creates); ``mutate(pods)`` injects a fault."""
     ns = doc["metadata"]["namespace"]
@@ -118,8 +138,8 @@ def group_objects(doc, *, configmap=True, secret=True, service=True, mutate=None
         mutate(group)
     objs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, doc]
     for sa in sorted({p["spec"].get("serviceAccountName") for p in group} - {None}):
-        # The operator creates the discovery ServiceAccount the pods run as.
-        objs.append({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": sa, "namespace": ns}})
+        # The operator creates the discovery ServiceAccount the pods run as, and its Role and RoleBinding.
+        objs += discovery_objects(ns, sa)
     backend = doc["spec"]["backendFramework"]
     if configmap and backend == "vllm":
         objs.append(wait_leader_configmap(doc))

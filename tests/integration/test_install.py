@@ -103,6 +103,15 @@ def install(sandbox, helm, helm_env, *args, timeout=240):
                    env=helm_env, input="", timeout=timeout)
 
 
+def report_of(stderr: str) -> str:
+    """The failure report at the end of stderr; before it only progress lines (indented) may come."""
+    start = stderr.find("error: ")
+    assert start >= 0, stderr
+    before = [line for line in stderr[:start].splitlines() if line]
+    assert all(line.startswith("    ") for line in before), before
+    return stderr[start:]
+
+
 def served(sandbox):
     return {g["name"] for g in json.loads(sandbox.kubectl("get", "--raw", "/apis").stdout)["groups"]}
 
@@ -290,7 +299,7 @@ def test_failing_step_stops_the_plan(sandbox, helm, helm_env, tmp_path, clean):
     broken = charts.real_charts(helm, tmp_path / "out", template_error=True)
     proc = install(sandbox, helm, helm_env, *REAL, "--chart-source", str(broken), "--yes")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    err = proc.stderr
+    err = report_of(proc.stderr)
     assert err.startswith(f"error: step [2/2] failed (exit 1): {helm} upgrade --install lws "), err
     assert 'no template "lws.no-such-template"' in err
     assert "done:     [1/2] install Volcano (release volcano in volcano-system)" in err
@@ -314,8 +323,13 @@ def test_deployment_never_ready_times_out(sandbox, helm, helm_env, real_chart_di
     # 30s: long enough for Volcano's kwok pods on a loaded 2-core machine, short for a never-ready one.
     proc = install(sandbox, helm, helm_env, *args, "--yes", "--timeout", "30s")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stderr.startswith("error: step [2/2] failed (exit 1)"), proc.stderr
-    assert "context deadline exceeded" in proc.stderr
+    err = report_of(proc.stderr)
+    assert err.startswith("error: step [2/2] failed (exit 1)"), proc.stderr
+    # what held it, in doctor's words: the scheduler's sentence read against the real nodes
+    assert "\nblocked: deployment lws-system/lws-controller-manager is not ready (0/1 ready)\n" in err, err
+    assert "    cause: no node matches the pods' node selector/affinity: kubectl-dynamo.test/never=true (no node " \
+           "has label kubectl-dynamo.test/never)" in err, err
+    assert err.index("    cause: ") < err.index("helm said:") < err.index("context deadline exceeded")
     assert releases(sandbox, helm, helm_env)[("lws", "lws-system")]["status"] == "failed"
     assert time.monotonic() - t0 < 90
     # Re-running repairs the failed release (here it fails again, at the same step: volcano is skipped).
@@ -345,6 +359,7 @@ def test_ctrl_c_leaves_a_clear_message(sandbox, helm, helm_env, real_chart_dir, 
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
+    err = report_of(err)
     assert err.startswith("error: step [2/2] interrupted (Ctrl-C): "), err
     assert "done:     [1/2] install Volcano" in err and "helm" in err and "uninstall lws -n lws-system" in err
 
@@ -359,3 +374,41 @@ def test_missing_permissions_are_listed_before_anything_changes(sandbox, helm, h
     assert blocked and "create customresourcedefinitions.apiextensions.k8s.io (cluster-wide)" in blocked[0]
     assert "create deployments.apps in lws-system" in blocked[0]
     assert releases(sandbox, helm, helm_env) == {}
+
+
+def test_a_webhook_refusing_pods_is_named_when_helm_times_out(sandbox, helm, helm_env, chart_dir, clean):
+    """The real API server refuses the chart's pods (a webhook whose server is down, failurePolicy Fail):
+    progress names what is waited for while helm waits, and its failure names the Deployment, doctor's
+    cause and fix, then helm's own words. Messages come from the real API server and controller manager."""
+    ns = "grove-system"
+    sandbox.kubectl("apply", "-f", "-", input=json.dumps(w.pod_webhook_down(ns)))
+    try:
+        t0 = time.monotonic()
+        proc = install(sandbox, helm, helm_env, "--orchestrator", "grove", "--separately", "--chart-source",
+                       str(chart_dir), "--yes", "--timeout", "15s", "-o", "json", timeout=120)
+        took = time.monotonic() - t0
+    finally:
+        sandbox.kubectl("delete", "validatingwebhookconfiguration", "kd-install-deny-pods", "--ignore-not-found")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)  # progress never reaches -o json
+    step = doc["steps"][0]
+    assert (step["component"], step["status"]) == ("grove", "failed")
+    [blocked] = step["blocking"]
+    assert blocked["object"] == {"kind": "Deployment", "namespace": ns, "name": "grove-operator"}
+    assert (blocked["ready"], blocked["desired"]) == (0, 1)
+    assert [c["kind"] for c in blocked["causes"]] == ["webhook-down"]
+    said = [e for e in blocked["evidence"] if e["reason"] == "FailedCreate"]
+    assert said and said[0]["object"]["kind"] == "ReplicaSet"
+    assert 'failed calling webhook "pods.kd-install.test"' in said[0]["message"]  # the API server's sentence
+
+    err = proc.stderr
+    waiting = [line for line in err.splitlines() if line.startswith("    waiting (")]
+    assert waiting and "for release grove: deployment/grove-operator 0/1 ready" in waiting[0], err
+    assert any("      blocked: deployment/grove-operator: admission webhook pods.kd-install.test" in line
+               for line in err.splitlines()), err
+    report = err[err.index("error: step [1/4] failed (exit 1)"):]
+    assert f"\nblocked: deployment {ns}/grove-operator is not ready (0/1 ready)\n" in report
+    assert "\n    cause: admission webhook pods.kd-install.test at https://127.0.0.1:9/validate-pods" in report
+    assert "\n    fix:   bring back the server at https://127.0.0.1:9/validate-pods" in report
+    assert report.index("    cause: ") < report.index("helm said:") < report.index("context deadline exceeded")
+    assert "\x1b[" not in err and took < 60

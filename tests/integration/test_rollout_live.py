@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import REPO, run_cli
 from tests.integration import world as w
 from tests.integration.real import NAME_LABEL, REVISION_LABEL, get, items, until
+from tests.integration.scenarios import discovery_objects
 
 pytestmark = [pytest.mark.fullcluster, pytest.mark.controllers]
 
@@ -118,9 +119,10 @@ def test_rollout_status_follows_the_real_lws_rollout(lws_only):
     lws = rendered_lws(sb)
     name, worker_hash = lws["metadata"]["name"], lws["metadata"]["labels"]["nvidia.com/dynamo-worker-hash"]
     as_operator(sb, worker_hash)
-    # the discovery ServiceAccount the pods run as, which the operator creates (dgd_discovery_reconciler.go)
+    # the discovery ServiceAccount the pods run as, its Role and RoleBinding, which the operator creates
+    # (dgd_discovery_reconciler.go)
     account = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["serviceAccountName"]
-    sb.kubectl("create", "serviceaccount", account, "-n", NS)
+    sb.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(o) for o in discovery_objects(NS, account)))
     sb.kubectl("apply", "-f", "-", input=json.dumps(lws))
     until("the LeaderWorkerSet Available", lambda: available(sb, name), timeout=120)
     until("4 pods Ready", lambda: len([p for p in pods(sb, name) if ready(p)]) == 4)

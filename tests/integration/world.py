@@ -112,6 +112,19 @@ def dynamo_operator(version="1.5.0", grove=True, kai=True, volcano_scheduler=Fal
                        volumes=[{"name": "operator-config", "configMap": {"name": f"{full}-config"}}])]
 
 
+def pod_webhook_down(namespace: str, name: str = "kd-install-deny-pods") -> dict:
+    """A ValidatingWebhookConfiguration for the pods of ``namespace`` whose server never answers (nothing
+    listens on port 9 of the loopback) with failurePolicy Fail: the real API server refuses every pod there."""
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name},
+            "webhooks": [{"name": "pods.kd-install.test", "failurePolicy": "Fail", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"], "timeoutSeconds": 2,
+                          "clientConfig": {"url": "https://127.0.0.1:9/validate-pods"},
+                          "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+                          "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                     "resources": ["pods"]}]}]}
+
+
 def kai_queues(with_dynamo=True):
     res = {k: {"quota": -1, "limit": -1, "overQuotaWeight": 1} for k in ("cpu", "gpu", "memory")}
     qs = [{"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "default-parent-queue"},

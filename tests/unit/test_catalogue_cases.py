@@ -591,7 +591,71 @@ def _generations(*, annotate: bool = True, old_pods: bool = True, old_objects: b
                               leaderworkersets=lwss))
 
 
+# -- Kubernetes discovery (hand-made as the operator renders them at ai-dynamo/dynamo@2a6da14c:
+# internal/discovery/resource.go for the ServiceAccount, Role and RoleBinding; internal/dynamo/graph.go
+# GenerateComponentService and the pod labels it selects; the DynamoWorkerMetadata as the runtime writes it,
+# lib/runtime/src/discovery/kube/crd.rs build_cr: named after the pod, owned by it; a stand-in here, since only
+# a running runtime writes one).
+DISCOVERY_SA = "llm-k8s-service-discovery"
+DISCOVERY_RULES = [
+    {"apiGroups": [""], "resources": ["endpoints", "pods"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["nvidia.com"], "resources": ["dynamoworkermetadatas"],
+     "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]}]
+DISCOVERY_POD_LABELS = {"nvidia.com/dynamo-component-type": "worker", "nvidia.com/dynamo-namespace": "ns-llm",
+                        "nvidia.com/dynamo-discovery-backend": "kubernetes", "nvidia.com/dynamo-discovery-enabled": "true"}
+
+
+def _discovery(*, binding: bool = True, account: str = DISCOVERY_SA, unlabel: Optional[str] = None,
+               registered_uid: Optional[str] = None, annotations: Optional[dict] = None,
+               subjects: Tuple[str, ...] = (DISCOVERY_SA,)) -> Ran:
+    """A 2-node vLLM DGD on LWS with the operator's discovery objects; one fact changed by the arguments:
+    ``binding`` False deletes the RoleBinding, ``account`` runs the pods as another ServiceAccount, ``unlabel``
+    removes one label from the leader pod, ``registered_uid`` adds the leader's DynamoWorkerMetadata owned by
+    that pod UID (the live leader's UID is ``uid-leader``)."""
+    doc = _dgd(nodes=2, annotations=annotations)
+    ns, name = doc["metadata"]["namespace"], doc["metadata"]["name"]
+
+    def mutate(pods):
+        for p in pods:
+            p["metadata"]["labels"].update(DISCOVERY_POD_LABELS)
+            p["metadata"]["uid"] = f"uid-{p['metadata']['labels']['role']}"
+            p["spec"]["serviceAccountName"] = account
+            b.created(p, 600)
+        if unlabel:
+            del _leader(pods)["metadata"]["labels"][unlabel]
+
+    meta = {"namespace": ns, "labels": {"app.kubernetes.io/managed-by": "dynamo-operator",
+                                        "app.kubernetes.io/component": "rbac", "app.kubernetes.io/name": DISCOVERY_SA}}
+    accounts = [{"metadata": dict(meta, name=a)} for a in sorted({DISCOVERY_SA, account})]
+    roles = [{"metadata": dict(meta, name=f"{DISCOVERY_SA}-role"), "rules": DISCOVERY_RULES}]
+    bindings = [{"metadata": dict(meta, name=f"{DISCOVERY_SA}-binding"),
+                 "subjects": [{"kind": "ServiceAccount", "name": a, "namespace": ns} for a in subjects],
+                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{DISCOVERY_SA}-role"}}]
+    service = {"metadata": {"name": "llm-decode", "namespace": ns, "labels": {
+        "nvidia.com/dynamo-discovery-backend": "kubernetes", "nvidia.com/dynamo-discovery-enabled": "true"},
+        "ownerReferences": [{"kind": "DynamoGraphDeployment", "name": name, "uid": "uid-dgd"}]},
+        "spec": {"selector": {"nvidia.com/dynamo-component-type": "worker", "nvidia.com/dynamo-namespace": "ns-llm",
+                              "nvidia.com/dynamo-component": "decode", "role": "leader"}}}
+    pods = _snapshot(mutate, lws=True).pods
+    registrations = [] if registered_uid is None else [{"metadata": {
+        "name": pods[0]["metadata"]["name"], "namespace": ns, "uid": "uid-dwm", "creationTimestamp": "2026-12-01T08:40:00Z",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pods[0]["metadata"]["name"],
+                             "uid": registered_uid, "controller": True, "blockOwnerDeletion": False}]},
+        "spec": {"data": {}}}]
+    return run_dgd(b.snapshot(doc, pods, facts_=b.facts(b.LWS_GROUPS), services=b.services_for(pods) + [service],
+                              serviceaccounts=accounts, roles=roles, rolebindings=bindings if binding else [],
+                              workermetadatas=registrations))
+
+
 DGD: Dict[str, Tuple[Case, Case]] = {
+    # The operator's RoleBinding deleted; the near-miss has it.
+    "discovery-rbac-missing": (lambda: _discovery(binding=False), lambda: _discovery()),
+    # The leader without nvidia.com/dynamo-namespace, which its discovery Service selects; the near-miss keeps it.
+    "discovery-unselected": (lambda: _discovery(unlabel="nvidia.com/dynamo-namespace"), lambda: _discovery()),
+    # The leader's registration owned by an earlier pod of its name; the near-miss by the live pod.
+    "worker-registration-stale": (lambda: _discovery(registered_uid="uid-earlier"),
+                                  lambda: _discovery(registered_uid="uid-leader")),
     # Stuck halfway: the old generation's pods still run beside the new one (multinode: never deleted);
     # the near-miss has only the new generation.
     "rollout-stalled": (lambda: _generations(), lambda: _generations(old_objects=False)),
@@ -848,7 +912,23 @@ def _groups_unreadable_with_operator() -> Ran:
 
 
 # More near-misses that must stay silent: plausible healthy inputs a check once misread.
+def _own_service_account_unbound() -> Ran:
+    """The pods run as the user's ServiceAccount (podTemplate serviceAccountName), which no RoleBinding names."""
+    return _discovery(account="team-sa")
+
+
+def _own_service_account_bound() -> Ran:
+    """The same, with the operator's RoleBinding also naming team-sa."""
+    return _discovery(account="team-sa", subjects=(DISCOVERY_SA, "team-sa"))
+
+
+def _etcd_backend_without_binding() -> Ran:
+    """The DGD annotated for etcd discovery: no Role or RoleBinding is needed (the operator makes none)."""
+    return _discovery(binding=False, annotations={"nvidia.com/dynamo-discovery-backend": "etcd"})
+
+
 MORE_SILENT: Dict[Tuple[str, str], List[Case]] = {
+    ("discovery-rbac-missing", "dgd"): [_own_service_account_bound, _etcd_backend_without_binding],
     ("known-broken-versions", "cluster"): [_dynamo_143_with_grove_alpha12],
     ("rollout-stalled", "dgd"): [_managed_rollout_for_5_minutes],
     ("group-incomplete", "dgd"): [_scaled_to_zero],  # replicas 0: no group is wanted
@@ -891,6 +971,7 @@ def _kai_gang_waits_for_gpus() -> Ran:
 
 # More inputs that must fire.
 MORE_FIRES: Dict[Tuple[str, str], List[Case]] = {
+    ("discovery-rbac-missing", "dgd"): [_own_service_account_unbound],
     ("known-broken-versions", "cluster"): [_dynamo_142_with_grove_alpha12],
     ("rollout-stalled", "dgd"): [_managed_rollout_for_30_minutes],
     ("group-incomplete", "dgd"): [_second_replica_missing],

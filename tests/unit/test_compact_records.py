@@ -15,7 +15,15 @@ import pytest
 from kubectl_dynamo.checks import diagnosis
 from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.model import views as doctor
-from kubectl_dynamo.model.snapshot import Strings, compact_node, compact_owned, compact_pod, read_secret_keys, take
+from kubectl_dynamo.model.snapshot import (
+    Strings,
+    compact_identity,
+    compact_node,
+    compact_owned,
+    compact_pod,
+    read_secret_keys,
+    take,
+)
 from tests.unit import test_catalogue_cases as cases
 from tests.unit import test_recorded_states as recorded
 
@@ -114,3 +122,19 @@ def test_a_workload_keeps_its_status_and_loses_its_pod_templates():
     small = compact_owned(lws, Strings())
     assert small["spec"] == {"replicas": 2, "startupPolicy": "LeaderCreated", "leaderWorkerTemplate": {"size": 4}}
     assert small["status"] == lws["status"] and small["metadata"] == lws["metadata"]
+
+
+def test_a_registration_keeps_whose_it_is_and_loses_its_data():
+    # A stand-in DynamoWorkerMetadata shaped as the runtime writes it (ai-dynamo/dynamo@2a6da14c
+    # lib/runtime/src/discovery/kube/crd.rs build_cr: named after its pod, owned by it, the registration in
+    # spec.data); only a running runtime writes one, and kwok runs none.
+    reg = {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoWorkerMetadata",
+           "metadata": {"name": "p-0", "namespace": "ns", "uid": "u-reg", "creationTimestamp": "2026-12-01T08:40:00Z",
+                        "resourceVersion": "7", "generation": 3,
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p-0", "uid": "u-pod",
+                                             "controller": True, "blockOwnerDeletion": False}]},
+           "spec": {"data": {"endpoints": {"generate": {"transport": "tcp://10.0.0.1:4000"}}}}}
+    small = compact_identity(reg, Strings())
+    assert small == {"metadata": {"name": "p-0", "namespace": "ns", "uid": "u-reg",
+                                  "creationTimestamp": "2026-12-01T08:40:00Z",
+                                  "ownerReferences": [{"kind": "Pod", "name": "p-0", "uid": "u-pod"}]}}

@@ -119,6 +119,14 @@ def test_typed_dict_has_the_schema_keys(name):
     _same_shape(typed, body, name)
 
 
+def test_install_blocked_typed_dicts_have_the_schema_keys():
+    blocked = contracts.schema("install")["properties"]["steps"]["items"]["properties"]["blocking"]["items"]
+    for typed, body in ((contracts.InstallBlocked, blocked),
+                        (contracts.BlockedEvidence, blocked["properties"]["evidence"]["items"]),
+                        (contracts.BlockedCause, blocked["properties"]["causes"]["items"])):
+        assert set(typing.get_type_hints(typed)) == set(body["properties"]) == set(body["required"])
+
+
 # -- real outputs ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
 def test_explain_and_upgrade_of_the_corpus(path):
@@ -212,6 +220,24 @@ def test_install_result(state, orchestrator):
     req = ins.Request(orchestrator)
     doc["dryRun"] = False
     doc["result"] = ins.outcome(req, dict(detect_report(RecordedCluster(str(RECORDED / state)))))
+    assert problems("install", doc) == []
+
+
+@pytest.mark.parametrize("scenario", ["quota", "pod-security", "webhook-down", "taint"])
+def test_install_failed_step_with_its_blocking_workloads(scenario):
+    """The document after helm gave up: the failed step carries the recorded blocked release's diagnosis
+    (tests/data/recorded/install, the real API server's and scheduler's words)."""
+    from kubectl_dynamo.commands.install.progress import diagnose, read
+
+    manifest = json.loads((RECORDED / "install" / scenario / "manifest.json").read_text())
+    ns = manifest["source"]["namespace"]
+    cluster = RecordedCluster(str(RECORDED / "install" / scenario))
+    objects = {k: items for k, (items, _) in read(cluster, ns)[1].items()}
+    blocked = diagnose(objects, "grove", ns, lambda: cluster.list("/api/v1/nodes"))[1]
+    _, doc = cli_json(["install", "--orchestrator", "grove", "--separately", "--dry-run", "-o", "json"], "grove-healthy")
+    doc["dryRun"] = False
+    doc["steps"][0].update(status="failed", blocking=json.loads(json.dumps([b.as_json() for b in blocked])))
+    assert doc["steps"][0]["blocking"] and doc["steps"][0]["blocking"][0]["causes"]
     assert problems("install", doc) == []
 
 

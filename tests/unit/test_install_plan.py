@@ -203,7 +203,7 @@ def test_other_version_needs_upgrade():
 
 def test_lws_without_volcano_gang_scheduling_is_explained():
     plan = ins.build_plan(ins.Request("lws"), lws_state(lws_values={}))
-    assert any("gangSchedulingManagement.schedulerProvider: <unset> -> 'volcano'" in b for b in plan.blockers)
+    assert any("gangSchedulingManagement.schedulerProvider: <unset> -> volcano" in b for b in plan.blockers)
 
 
 def test_volcano_under_another_release_is_a_conflict_unless_same_version():
@@ -269,7 +269,7 @@ def test_rerun_of_finished_platform_install_changes_nothing():
     # The same release without Grove: a change of values, only with --upgrade.
     state.release_values[("dynamo-platform", "dynamo-system")] = {"global": {"grove": {"install": False}}}
     plan = ins.build_plan(ins.Request("grove"), state)
-    assert any("global.grove.install: False -> True" in b for b in plan.blockers)
+    assert any("global.grove.install: false -> true" in b for b in plan.blockers)
 
 
 def test_upgrade_warns_about_values_it_would_reset():
@@ -356,7 +356,7 @@ def invoke(*args):
     (["--orchestrator", "grove", "--grove-version", "v0.1.0-alpha.11"], "add --separately"),
     (["--orchestrator", "grove", "--lws-version", "0.10.0"], "does not install LeaderWorkerSet"),
     (["--orchestrator", "lws", "--lws-version", "0.6.0"], "too old: Dynamo needs LWS >= 0.7.0"),
-    (["--orchestrator", "lws", "--lws-version", "latest"], "invalid --lws-version 'latest'"),
+    (["--orchestrator", "lws", "--lws-version", "latest"], 'invalid --lws-version "latest"'),
     (["--orchestrator", "lws", "--timeout", "soon"], 'invalid --timeout "soon"'),
     (["--orchestrator", "lws", "--values", "kai=x.yaml"], "kai is not installed by this plan"),
 ])

@@ -23,8 +23,8 @@ from kubectl_dynamo.model.snapshot import Snapshot, take
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PACKAGE_CRDS = Path(__file__).resolve().parents[2] / "kubectl_dynamo" / "data" / "crds"
-BUILT_IN = ("", "apps", "apiextensions.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io",
-            "discovery.k8s.io")  # served by kube-apiserver itself
+BUILT_IN = ("", "apps", "batch", "apiextensions.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io",
+            "storage.k8s.io", "admissionregistration.k8s.io", "discovery.k8s.io")  # kube-apiserver's own
 
 
 @functools.cache

@@ -55,7 +55,7 @@ def run_install(req, env: Environment, connect: Callable, target: Target, *, fmt
         if not yes and not confirm(f"Run these {len(plan.to_run)} steps?"):
             env.err("error: not confirmed; nothing changed")
             return _done(doc, machine, ExitCode.FINDINGS)
-        code = execute(plan, helm, connect, target, say, env.err)
+        code = execute(plan, helm, connect, target, say, env.err, env.monotonic)
         doc.update(plan_json(plan, keep_meta=True))
         if code:
             return _done(doc, machine, code)
@@ -95,7 +95,7 @@ def build_request(orchestrator, separately, versions, chart_source, values, upgr
                    else f"--orchestrator {orchestrator} does not install {ins.CHARTS[key].title}")
             raise UsageError(f"{flag} does not apply here: {why}")
         if not ins.version_tuple(versions[key]):
-            raise UsageError(f"invalid {ins.CHARTS[key].version_flag} {versions[key]!r}: use a version "
+            raise UsageError(f'invalid {ins.CHARTS[key].version_flag} "{versions[key]}": use a version '
                              f"such as {ins.CHARTS[key].default_version}")
     if orchestrator == "lws":
         lws = versions.get("lws") or ins.CHARTS["lws"].default_version
@@ -187,7 +187,7 @@ def preflight(req, helm, connect, doc):
             state.releases = None
     if state.releases is None:
         checks.append({"check": "helm releases", "ok": False,
-                       "message": f"`helm list -A` failed ({(err or out).strip().splitlines()[-1:] or ['?']}); "
+                       "message": f"`helm list -A` failed ({_last_line(err or out)}); "
                                   f"installed components are judged from detect only"})
     else:
         checks.append({"check": "helm releases", "ok": True,
@@ -255,22 +255,33 @@ def preflight(req, helm, connect, doc):
     return plan, state, checks
 
 
+def _last_line(text: str) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[-1].strip() if lines else "no output"
+
+
 # -- execution ---------------------------------------------------------------------------------
 def kubectl_flags(t: Target):
     return (["--kubeconfig", t.kubeconfig] if t.kubeconfig else []) + (["--context", t.context] if t.context else [])
 
 
-def execute(plan, helm, connect, target: Target, say, err) -> int:
-    """Run the steps in order; on failure or Ctrl-C say what was done, what not, and how to undo."""
+def execute(plan, helm, connect, target: Target, say, err, clock=None) -> int:
+    """Run the steps in order, each chart's progress on stderr while helm waits; on failure or Ctrl-C say
+    what blocked it, what was done, what not, and how to undo."""
+    import time
+
     from kubectl_dynamo.commands.install import plan as ins
+    from kubectl_dynamo.commands.install.progress import Progress
+    from kubectl_dynamo.durations import seconds
     from kubectl_dynamo.errors import DynamoError
 
     req, steps = plan.request, plan.to_run
     total, done, current = len(steps), [], None
     cluster = None
+    progress = None
     try:
         for step in steps:
-            current = step
+            current, progress = step, None
             step.status = "running"
             if step.component == "queues":
                 say(f"[{step.number}/{total}] create KAI queues {', '.join(o['metadata']['name'] for o in step.objects)}")
@@ -281,9 +292,20 @@ def execute(plan, helm, connect, target: Target, say, err) -> int:
                     raise ins.StepFailed(step, 1, [e.message]) from None
             else:
                 say(f"[{step.number}/{total}] {step.command(req.helm)}")
-                code, tail = ins.run_helm(helm, step.argv, lambda line: say(f"    {line}"))
-                if code != 0:
-                    raise ins.StepFailed(step, code, tail)
+                progress = Progress(connect, step.release[0], step.release[1], err, clock or time.monotonic,
+                                    seconds(req.timeout)) if step.release else None
+                if progress is not None:
+                    progress.start()
+                try:
+                    code, tail = ins.run_helm(helm, step.argv, lambda line: say(f"    {line}"),
+                                              tick=progress.tick if progress is not None else None)
+                    if code != 0:
+                        if progress is not None:
+                            step.blocking = [b.as_json() for b in progress.blocked()]
+                        raise ins.StepFailed(step, code, tail)
+                finally:
+                    if progress is not None:
+                        progress.close()
             step.status = "done"
             done.append(step)
     except ins.StepFailed as f:
@@ -294,6 +316,8 @@ def execute(plan, helm, connect, target: Target, say, err) -> int:
     except KeyboardInterrupt:
         if current is not None:
             current.status = "interrupted"
+            if progress is not None:  # what it was waiting for when interrupted
+                current.blocking = [b.as_json() for b in progress.blocked()]
         _mark_not_run(steps)
         report_stop(plan, done, current, "interrupted (Ctrl-C)", [], target, err)
         return int(ExitCode.INTERRUPTED)
@@ -314,7 +338,13 @@ def report_stop(plan, done, stopped, how, tail, target: Target, err):
     name = stopped.command(req.helm) if stopped and stopped.argv else (
         "create KAI queues" if stopped else "preparation")
     lines = [f"error: step [{stopped.number if stopped else '?'}/{total}] {how}: {name}"]
-    lines += [f"    {t}" for t in tail[-6:] if t.strip()]
+    if stopped is not None and stopped.blocking:
+        from kubectl_dynamo.output.tables import format_blocking
+
+        lines += format_blocking(stopped.blocking)
+    said = [t for t in tail[-6:] if t.strip()]
+    if said:
+        lines += [f"{'helm' if stopped and stopped.argv else 'the API server'} said:"] + [f"    {t}" for t in said]
     lines.append("done:     " + ("; ".join(f"[{s.number}/{total}] {_label(s)}" for s in done) or "nothing"))
     rest = [s for s in plan.to_run if s not in done]
     lines.append("not done: " + "; ".join(f"[{s.number}/{total}] {_label(s)}" +
@@ -362,7 +392,7 @@ def plan_json(plan, keep_meta=False) -> dict:
                       "command": s.command(req.helm), "argv": ([req.helm, *s.argv] if s.argv else None),
                       "release": ({"name": s.release[0], "namespace": s.release[1]} if s.release else None),
                       "objects": s.objects, "reason": s.reason,
-                      "status": "skipped" if not s.runs else s.status})
+                      "status": "skipped" if not s.runs else s.status, "blocking": s.blocking})
     return {"steps": steps, "warnings": list(plan.warnings), "blockers": list(plan.blockers)}
 
 

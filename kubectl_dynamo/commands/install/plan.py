@@ -211,6 +211,7 @@ class Step:
     creates_namespace: Optional[str] = None
     status: str = "planned"
     number: Optional[int] = None
+    blocking: List[dict] = field(default_factory=list)  # when helm failed: checks/release.Blocked.as_json()
 
     @property
     def runs(self) -> bool:
@@ -319,9 +320,16 @@ def _value_diff(req: Request, key: str, have: Optional[dict]) -> List[str]:
     diff = []
     for k, (v, string) in want.items():
         if not _same_value(flat_have.get(k), v, string):
-            shown = "<unset>" if k not in flat_have else repr(flat_have[k])
-            diff.append(f"{k}: {shown} -> {v!r}")
+            shown = "<unset>" if k not in flat_have else value_text(flat_have[k])
+            diff.append(f"{k}: {shown} -> {value_text(v)}")
     return diff
+
+
+def value_text(value) -> str:
+    """A value as helm's --set writes it (true, null, 3, -1s), never as a Python repr."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _extra_values(req: Request, key: str, have: Optional[dict]) -> List[str]:
@@ -582,18 +590,38 @@ class StepFailed(Exception):
         self.step, self.code, self.tail = step, code, tail
 
 
-def run_helm(helm: str, argv: List[str], echo: Callable[[str], None], env=None) -> Tuple[int, List[str]]:
+def run_helm(helm: str, argv: List[str], echo: Callable[[str], None], env=None,
+             tick: Optional[Callable[[float], bool]] = None) -> Tuple[int, List[str]]:
     """Run helm with an argument list, echoing its merged output line by line; the last lines
-    are returned for the failure message. Ctrl-C stops helm too and raises KeyboardInterrupt."""
+    are returned for the failure message. While helm is quiet, ``tick(seconds)`` may wait that long
+    for something else to show (install's progress) until it returns False. Ctrl-C stops helm too and
+    raises KeyboardInterrupt."""
+    import queue
     import signal
     import subprocess
+    import threading
 
     tail: deque = deque(maxlen=12)
     proc = subprocess.Popen([helm, *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             bufsize=1, env=env, stdin=subprocess.DEVNULL)
-    try:
+    lines: queue.Queue = queue.Queue()  # helm's lines, read by a thread so the caller's thread stays free
+
+    def read() -> None:
         for line in proc.stdout or ():
-            line = line.rstrip("\n")
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True, name="helm output").start()
+    try:
+        while True:
+            try:
+                line = lines.get_nowait() if tick else lines.get(timeout=0.5)  # a timeout keeps Ctrl-C responsive
+            except queue.Empty:
+                if tick and not tick(0.25):
+                    tick = None
+                continue
+            if line is None:
+                break
             tail.append(line)
             echo(line)
         return proc.wait(), list(tail)
