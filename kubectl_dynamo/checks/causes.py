@@ -21,6 +21,11 @@ The sentences, as the real components write them (recorded in tests/data/recorde
   serviceaccount "SA" not found'), webhooks (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook:
   'failed calling webhook "W": failed to call webhook: Post "URL": error', 'admission webhook "W" denied
   the request: reason').
+
+What the sentences name is then looked up in the objects: an unbound claim's StorageClass (storage.k8s.io/v1;
+the PV controller never provisions for ``kubernetes.io/no-provisioner``), the Validating/MutatingWebhookConfiguration
+that holds a webhook, its Service or URL and failurePolicy, and the Service's EndpointSlices (recorded:
+lws-direct-pvc-*, lws-direct-webhook-*).
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ _INSUFFICIENT = re.compile(r"Insufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9
 _PVC_MISSING = re.compile(r'persistentvolumeclaim "([^"]+)" not found')
 AFFINITY = "didn't match Pod's node affinity/selector"
 UNBOUND = "unbound immediate PersistentVolumeClaims"
+NO_VOLUME = "didn't find available persistent volumes to bind"  # volumebinding ErrReasonBindConflict (WaitForFirstConsumer)
 CORDONED = "node(s) were unschedulable"
 PORTS = "didn't have free ports for the requested pod ports"
 ANTI_AFFINITY = "didn't match pod anti-affinity rules"
@@ -266,8 +272,10 @@ def _placement_causes(words: str, spec: dict, nodes: List[dict]) -> List[Cause]:
     return out
 
 
-def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]], namespace: str) -> List[Cause]:
-    """The causes in a scheduler's sentence for one waiting pod (its spec) on these nodes; [] when none is
+def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]], namespace: str, *,
+                  claims: Optional[List[dict]] = None, classes: Optional[List[dict]] = None) -> List[Cause]:
+    """The causes in a scheduler's sentence for one waiting pod (its spec) on these nodes (and the
+    namespace's PersistentVolumeClaims and the StorageClasses, None when not read); [] when none is
     understood (the sentence is then quoted as it is)."""
     if not words:
         return []
@@ -283,13 +291,16 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
         out.append(Cause(f"PersistentVolumeClaim {namespace}/{claim} does not exist",
                          f"create PersistentVolumeClaim {claim} in namespace {namespace}, or fix the claimName in the "
                          "component's podTemplate volumes", "pvc-missing"))
-    if UNBOUND in words:
-        claims = [v["persistentVolumeClaim"]["claimName"] for v in spec.get("volumes") or []
-                  if (v.get("persistentVolumeClaim") or {}).get("claimName")]
-        named = ", ".join(f"{namespace}/{c}" for c in claims) or "the pods' claims"
-        out.append(Cause(f"PersistentVolumeClaim {named} is not bound to a volume",
-                         f"kubectl describe pvc -n {namespace} {' '.join(claims)}: give it a StorageClass that "
-                         "exists and provisions, or create a PersistentVolume that matches it", "pvc-unbound"))
+    if UNBOUND in words or NO_VOLUME in words:
+        mounted = [v["persistentVolumeClaim"]["claimName"] for v in spec.get("volumes") or []
+                   if (v.get("persistentVolumeClaim") or {}).get("claimName")]
+        found = [c for c in (unbound_claim(name, namespace, claims, classes) for name in mounted) if c]
+        if found or claims is None or classes is None:
+            out += found or [Cause(
+                f"PersistentVolumeClaim {', '.join(f'{namespace}/{c}' for c in mounted) or 'of the pods'} is not "
+                "bound to a volume",
+                f"kubectl describe pvc -n {namespace} {' '.join(mounted)}: give it a StorageClass that exists and "
+                "provisions, or create a PersistentVolume that matches it", "pvc-unbound")]
     if CORDONED in words:
         cordoned = [n for n in nodes if (n.get("spec") or {}).get("unschedulable")]
         if cordoned:
@@ -307,6 +318,72 @@ def unschedulable(words: Optional[str], spec: dict, nodes: Optional[List[dict]],
 def insufficient(words: Optional[str]) -> List[str]:
     """The resources a scheduler's sentence says are insufficient."""
     return list(dict.fromkeys(_INSUFFICIENT.findall(words or "")))
+
+
+# -- claims and their StorageClass -----------------------------------------------------------------
+# k8s.io/api@v0.33 storage/v1: the default class's annotation; "kubernetes.io/no-provisioner" marks a class
+# whose volumes are made by hand (kubernetes pkg/controller/volume/persistentvolume: it never provisions).
+DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+
+
+def _is_default(sc: dict) -> bool:
+    ann = _meta(sc).get("annotations") or {}
+    return ann.get(DEFAULT_CLASS) == "true" or ann.get("storageclass.beta.kubernetes.io/is-default-class") == "true"
+
+
+def _volume_wanted(claim: dict, storage_class: str) -> str:
+    spec = claim.get("spec") or {}
+    size = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    modes = ",".join(spec.get("accessModes") or [])
+    return ", ".join(x for x in (f"storageClassName {storage_class!r}" if storage_class else "no storageClassName",
+                                 f"capacity >= {size}" if size else "", f"accessModes {modes}" if modes else "") if x)
+
+
+def unbound_claim(name: str, namespace: str, claims: Optional[List[dict]],
+                  classes: Optional[List[dict]]) -> Optional[Cause]:
+    """Why PersistentVolumeClaim ``name`` is not bound, by its StorageClass: none set and no default, the class
+    missing, a class without a provisioner (only volumes made by hand bind), or a provisioner that has not
+    made the volume. None when it is bound, absent (the scheduler says so: pvc-missing) or either list unread."""
+    if claims is None or classes is None:
+        return None
+    claim = next((c for c in claims if _meta(c).get("name") == name and _meta(c).get("namespace") in (None, namespace)),
+                 None)
+    if claim is None or (claim.get("status") or {}).get("phase") == "Bound":
+        return None
+    wanted = (claim.get("spec") or {}).get("storageClassName")
+    pvc = f"PersistentVolumeClaim {namespace}/{name}"
+    have = sorted(_meta(c).get("name", "?") for c in classes)
+    listed = f"the cluster's StorageClasses: {', '.join(have)}" if have else "the cluster has no StorageClass"
+    by_hand = f"create a PersistentVolume that matches it ({_volume_wanted(claim, wanted or '')})"
+    if not wanted:
+        default = [_meta(c).get("name") for c in classes if _is_default(c)]
+        if wanted is None and default:
+            return None  # the PV controller gives it the default class (Kubernetes >= 1.28): not this
+        what = "sets no storageClassName and no StorageClass is the default" if wanted is None else             'sets storageClassName "" (no class)'
+        return Cause(f"{pvc} {what}, so nothing provisions it: only a PersistentVolume made beforehand without a "
+                     f"class could bind it, and none does ({listed})",
+                     ("mark a StorageClass the default (kubectl annotate storageclass NAME "
+                      f"{DEFAULT_CLASS}=true; the claim then gets it), " if wanted is None else "")
+                     + f"recreate the claim with storageClassName set to a class that provisions, or {by_hand}",
+                     "pvc-no-class")
+    sc = next((c for c in classes if _meta(c).get("name") == wanted), None)
+    if sc is None:
+        return Cause(f"{pvc} asks for StorageClass {wanted}, which does not exist ({listed}), so nothing "
+                     "provisions it",
+                     f"create StorageClass {wanted}, or recreate the claim with an existing class (a claim's class "
+                     f"cannot be changed in place: kubectl get pvc -n {namespace} {name} -o yaml)", "pvc-class-missing")
+    provisioner = sc.get("provisioner") or "?"
+    mode = sc.get("volumeBindingMode") or "Immediate"
+    if provisioner == NO_PROVISIONER:
+        return Cause(f"{pvc} asks for StorageClass {wanted}, which has no provisioner ({NO_PROVISIONER}, "
+                     f"volumeBindingMode {mode}): only PersistentVolumes made beforehand bind, and none fits it",
+                     f"{by_hand}, or use a StorageClass that provisions", "pvc-no-provisioner")
+    return Cause(f"{pvc} of StorageClass {wanted} is still Pending: its provisioner {provisioner} has not made a "
+                 "volume for it",
+                 f"check that the provisioner {provisioner} runs and is registered (kubectl get csidrivers; its "
+                 f"controller's pods and logs; kubectl describe pvc -n {namespace} {name}), or use a StorageClass "
+                 "whose provisioner runs", "pvc-provisioner")
 
 
 # -- the controllers' create failures --------------------------------------------------------------
@@ -345,7 +422,7 @@ _QUOTA_UNSET = re.compile(r"failed quota: (?P<name>[^:]+): must specify (?P<what
 _RUNTIME_CLASS = re.compile(r'RuntimeClass "(?P<name>[^"]+)" not found')
 _SA = re.compile(r'error looking up service account (?P<ns>[^/\s]+)/(?P<name>[^:\s]+): serviceaccount "[^"]+" not found')
 _WEBHOOK_CALL = re.compile(r'failed calling webhook "(?P<name>[^"]+)": failed to call webhook: '
-                           r'(?:\w+ )?"?(?P<url>[a-z]+://[^\s"]+)"?: (?P<error>.+)$')
+                           r'(?:(?:\w+ )?"?(?P<url>[a-z]+://[^\s"]+)"?: )?(?P<error>.+)$')
 _WEBHOOK_DENIED = re.compile(r'admission webhook "(?P<name>[^"]+)" denied the request: (?P<reason>.+)$')
 
 
@@ -366,8 +443,9 @@ def _top_level(text: str) -> List[str]:
     return [x for x in out if x]
 
 
-def create_failed(message: str, namespace: str) -> Optional[Cause]:
-    """What refused a controller's create (a FailedCreate event's message), and the fix."""
+def create_failed(message: str, namespace: str, webhooks: Optional[Webhooks] = None) -> Optional[Cause]:
+    """What refused a controller's create (a FailedCreate event's message), and the fix; ``webhooks``: the
+    webhook configurations, to name the one that holds a failing webhook and its endpoint."""
     m = _QUOTA.search(message)
     if m:
         req, used, hard = _pairs(m["req"]), _pairs(m["used"]), _pairs(m["hard"])
@@ -422,16 +500,91 @@ def create_failed(message: str, namespace: str) -> Optional[Cause]:
                      "operator", "serviceaccount")
     m = _WEBHOOK_CALL.search(message)
     if m:
-        return Cause(f"admission webhook {m['name']} at {m['url']} does not answer ({m['error'].strip()}), and its "
-                     "failurePolicy refuses the object meanwhile",
-                     f"bring back the server at {m['url'].split('?')[0]}, or delete webhook {m['name']} from the "
-                     "webhook configuration that declares it (kubectl get validatingwebhookconfigurations,"
-                     "mutatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name)",
-                     "webhook-down")
+        url = (m["url"] or "").split("?")[0]
+        hook = webhook(m["name"], webhooks)
+        if hook is None:
+            return Cause(f"admission webhook {m['name']}{' at ' + url if url else ''} does not answer "
+                         f"({m['error'].strip()}), and its failurePolicy refuses the object meanwhile",
+                         f"bring back the server{' at ' + url if url else ''}, or delete webhook {m['name']} from "
+                         f"the webhook configuration that declares it ({FIND_WEBHOOK})", "webhook-down")
+        return Cause(f"admission webhook {m['name']} of {hook.holder} (failurePolicy {hook.policy}) calls "
+                     f"{hook.endpoint}{hook.state}; it does not answer ({m['error'].strip()}), and failurePolicy "
+                     f"{hook.policy} refuses the object meanwhile",
+                     f"bring back the server behind {hook.endpoint}{hook.look}: usually the controller that "
+                     f"installed {hook.holder}, restarted; only if that server is gone for good (its controller "
+                     f"uninstalled), delete {hook.holder} (kubectl delete {hook.kind.lower()} {hook.config}) or set "
+                     f"webhook {m['name']}'s failurePolicy to Ignore", "webhook-down")
     m = _WEBHOOK_DENIED.search(message)
     if m:
-        return Cause(f"admission webhook {m['name']} denies it: {m['reason'].strip()}",
-                     f"change the object as webhook {m['name']} asks, or change that webhook's policy", "webhook-denied")
+        hook = webhook(m["name"], webhooks)
+        return Cause(f"admission webhook {m['name']}{' of ' + hook.holder if hook else ''} denies it: "
+                     f"{m['reason'].strip()}",
+                     f"change the object as webhook {m['name']} asks, or change "
+                     f"{hook.holder + ' (its rules and selectors)' if hook else 'that webhook policy'}",
+                     "webhook-denied")
+    return None
+
+
+# -- admission webhooks ------------------------------------------------------------------------------
+FIND_WEBHOOK = ("kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations "
+                "-o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name")
+
+
+@dataclass(frozen=True)
+class Webhooks:
+    """The webhook configurations read (each with its ``kind``; None when they could not be read) and what
+    backs the Services they call ((namespace, name) -> {"service", "endpoints", "ready"}, or "unknown")."""
+
+    configs: Optional[List[dict]]
+    backends: Dict[tuple, object]
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One webhook as its configuration declares it (admissionregistration.k8s.io/v1 ``clientConfig``:
+    a Service reference or a URL; ``failurePolicy`` defaults to Fail)."""
+
+    kind: str
+    config: str
+    policy: str
+    endpoint: str
+    state: str = ""  # what backs a Service endpoint, as ", which ..."
+    look: str = ""  # where to look, as " (kubectl ...)"
+
+    @property
+    def holder(self) -> str:
+        return f"{self.kind} {self.config}"
+
+
+def webhook(name: str, webhooks: Optional[Webhooks]) -> Optional[Hook]:
+    """The configuration that holds webhook ``name`` and its endpoint; None when the configurations were not
+    read or none holds it now."""
+    if webhooks is None or webhooks.configs is None:
+        return None
+    for c in webhooks.configs:
+        w = next((w for w in c.get("webhooks") or [] if w.get("name") == name), None)
+        if w is None:
+            continue
+        cc = w.get("clientConfig") or {}
+        svc = cc.get("service")
+        policy = w.get("failurePolicy") or "Fail"
+        kind, config = c.get("kind") or "WebhookConfiguration", _meta(c).get("name", "?")
+        if not svc:
+            return Hook(kind, config, policy, f"URL {cc.get('url', '?')}")
+        ns, sname = svc.get("namespace"), svc.get("name")
+        endpoint = f"Service {ns}/{sname} (port {svc.get('port', 443)}, path {svc.get('path') or '/'})"
+        backend = webhooks.backends.get((ns, sname))
+        if not isinstance(backend, dict):
+            state = ", whose endpoints could not be read" if backend else ""
+        elif not backend.get("service"):
+            state = ", which does not exist"
+        elif not backend.get("ready"):
+            state = (f", which has no ready endpoints ({backend.get('endpoints')} endpoints, none ready)"
+                     if backend.get("endpoints") else ", which has no endpoints (no pod backs it)")
+        else:
+            state = f", which has {backend.get('ready')} ready endpoints"
+        look = f" (kubectl get pods,endpointslices -n {ns}; the Service's selector must match running pods)"
+        return Hook(kind, config, policy, endpoint, state, look)
     return None
 
 

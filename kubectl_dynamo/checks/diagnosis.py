@@ -68,10 +68,10 @@ def denied(snapshot) -> List[Finding]:
     out = []
     for d in snapshot.denied:
         ns = d["namespace"]
-        scope = f"in namespace {ns}" if ns else "in all namespaces"
+        scope = "at the cluster scope" if d.get("cluster") else f"in namespace {ns}" if ns else "in all namespaces"
         blind = d["resource"] in BLIND_WITHOUT
-        hint = ("grant it (docs/rbac/doctor-readonly.yaml)" + ("" if ns else ", or run doctor with -n NAMESPACE for a "
-                "namespace you may read") + (": without it doctor cannot see any DGD in this scope" if blind else
+        hint = ("grant it (docs/rbac/doctor-readonly.yaml)" + ("" if ns or d.get("cluster") else ", or run doctor with "
+                "-n NAMESPACE for a namespace you may read") + (": without it doctor cannot see any DGD in this scope" if blind else
                                              f": the checks that read {d['resource']} are skipped"))
         out.append(Finding("permission-denied", "error" if blind else "warning",
                            f"cannot {d['verb']} {d['resource']} {scope}: {d['reason']}", hint,

@@ -28,14 +28,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.findings.catalogue import entry
 from kubectl_dynamo.model import evidence
 from kubectl_dynamo.model.platform import available, image_tag
-from kubectl_dynamo.operator import versions
+from kubectl_dynamo.model.snapshot import webhook_configurations
+from kubectl_dynamo.operator import versions, webhook
+from kubectl_dynamo.operator.api import ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
 from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
@@ -107,7 +109,9 @@ def scheduler_causes(view, pods) -> List[causes.Cause]:
         if words in seen:
             continue
         seen.add(words)
-        out += [c for c in causes.unschedulable(words, p.spec, nodes, p.namespace) if c not in out]
+        out += [c for c in causes.unschedulable(words, p.spec, nodes, p.namespace,
+                                                claims=view.snapshot.persistentvolumeclaims,
+                                                classes=view.snapshot.storageclasses) if c not in out]
     return out
 
 
@@ -215,6 +219,30 @@ def gang_not_enforced(view) -> Iterator[Finding]:
         yield _f(view, "gang-not-enforced", obj, f"component {c.name} group {g.index}: {e.why}; {state}",
                  "".join(f"{x.fix}; " for x in found) + ("then " if found else "") + e.fix,
                  c=c, g=g, severity="error" if partial else "info", cause=e.cause)
+
+
+@check("queue-annotation-ignored", scope="dgd")
+def queue_annotation_ignored(view) -> Iterator[Finding]:
+    """A queue annotation of the DGD that the path it renders on does not read (the rule explain applies
+    offline), with the queue its pods' PodGroups actually name; silent when they name that queue anyway
+    (it was set where the path reads it, e.g. on the LeaderWorkerSet)."""
+    ex = view.explained
+    live: Dict[str, Dict[str, str]] = {}  # annotation -> the queues the pods' PodGroups of that scheduler name
+    for _, g in _multinode_groups(view):
+        pg = group_podgroup(view, g)
+        flavour = (next((p.pod_group for p in g.pods if p.pod_group), None) or (None,))[0]
+        if pg is not None and flavour in ("volcano", "kai"):
+            queue = (pg.get("spec") or {}).get("queue") or ("default" if flavour == "volcano" else "")
+            live.setdefault(ANN_VOLCANO_QUEUE if flavour == "volcano" else ANN_KAI_QUEUE, {})[queue] = \
+                pg["metadata"]["name"]
+    annotations = {k: v for k, v in ((view.raw.get("metadata") or {}).get("annotations") or {}).items()
+                   if not (isinstance(v, str) and v.strip() in live.get(k, {}))}
+    named = [f"{'Volcano' if a == ANN_VOLCANO_QUEUE else 'KAI'} queue {q} (PodGroup {pg})"
+             for a, qs in sorted(live.items()) for q, pg in sorted(qs.items())]
+    gets = ", ".join(named) or webhook.queue_of(ex.get("orchestrator"), ex.get("scheduler"), ex.get("queue"))
+    for f in webhook.queue_annotation_ignored(ex.get("orchestrator"), ex.get("scheduler"), annotations, gets=gets,
+                                              namespace=view.namespace, dgd=view.name):
+        yield _f(view, f["code"], view.obj(), f["message"], f["hint"])
 
 
 @check("gang-held", scope="dgd")
@@ -421,6 +449,7 @@ def controller_create_failed(view) -> Iterator[Finding]:
     admission webhook): its Warning event explains a missing pod."""
     if view.index is None:
         return
+    hooks = causes.Webhooks(webhook_configurations(view.snapshot), view.snapshot.webhook_backends)
     seen = set()
     for key in sorted(view.lineage, key=str):
         for e in view.index.events.get(key, []):
@@ -433,7 +462,7 @@ def controller_create_failed(view) -> Iterator[Finding]:
             comp = _canonical(view, _component_of(view, key))
             group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
             said = e.get("message") or ""
-            cause = causes.create_failed(said, key[1] or view.namespace)
+            cause = causes.create_failed(said, key[1] or view.namespace, hooks)
             yield Finding("controller-create-failed", "error",
                           f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1})"
                           f"{': ' + cause.what if cause else ''}; it says {_quote(said)}",

@@ -31,6 +31,7 @@ class Kind(NamedTuple):
     owner: bool = False  # may own a DGD's workloads: part of the owner tree (model/views.py)
     lineage: bool = False  # ``tree`` lists it (model/lineage.py)
     when: Optional[str] = None  # doctor reads it only when this API group is served (its controller is installed)
+    need: Optional[str] = None  # doctor reads it only when what it read before needs it (model/snapshot.NEEDS)
 
     def path(self, namespace: Optional[str] = None, name: Optional[str] = None, *, version: Optional[str] = None) -> str:
         """The API path of the kind (in a namespace, of one object), at its version or ``version``."""
@@ -72,6 +73,13 @@ KINDS: Tuple[Kind, ...] = (
     # KAI serves PodGroups as scheduling.run.ai/v2alpha2 (its queues as v2): read only where that version is served.
     Kind("scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup", field="kai_podgroups"),
     Kind("", "v1", "events", "Event", field="events", scope="warnings", required=True),
+    # the configuration that holds a webhook a Warning event says refused an object (checks/causes.py), read
+    # only when one does; the endpoint's EndpointSlices are then read by its Service's name (model/snapshot.py)
+    Kind("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+         namespaced=False, field="validatingwebhookconfigurations", compact="webhooks", need="webhooks"),
+    Kind("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration",
+         namespaced=False, field="mutatingwebhookconfigurations", compact="webhooks", need="webhooks"),
+    Kind("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
     Kind("", "v1", "services", "Service", field="services"),
     Kind("", "v1", "secrets", "Secret"),  # never listed by doctor: the MPI secret is read by name, keys only
     Kind("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", namespaced=False),
@@ -87,7 +95,11 @@ KINDS: Tuple[Kind, ...] = (
     Kind("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", field="rolebindings"),
     Kind("nvidia.com", "v1alpha1", "dynamoworkermetadatas", "DynamoWorkerMetadata", field="workermetadatas",
          compact="meta"),
-    Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
+    # a pod's claims and the StorageClasses they ask for (why a claim stays unbound: checks/causes.py), read
+    # only when a pod of the scope mounts a claim
+    Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", field="persistentvolumeclaims", need="claims"),
+    Kind("storage.k8s.io", "v1", "storageclasses", "StorageClass", namespaced=False, field="storageclasses",
+         need="claims"),
     Kind("", "v1", "resourcequotas", "ResourceQuota"),
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False),
 )

@@ -19,6 +19,7 @@ per namespace that needs it, and only its key names are kept.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from kubectl_dynamo.cluster import kinds
@@ -75,6 +76,8 @@ class Snapshot:
         self.skipped: List[Skipped] = skipped if skipped is not None else []  # {"check": what, "reason": why}
         # the reads the server refused: {"verb", "resource" (plural.group), "namespace" (None = all), "reason"}
         self.denied: List[dict] = []
+        # (namespace, name) of a refusing webhook's Service -> what backs it (read_webhook_backends)
+        self.webhook_backends: Dict[tuple, object] = {}
         self.requests = requests
         self.taken_at = taken_at  # RFC 3339: when the state was read (a recording's createdAt)
         self.strings = Strings()  # shared by the compact records
@@ -210,11 +213,13 @@ def compact_owned(obj: dict, s: Strings) -> dict:
 
 
 def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: str, plural: str,
-              label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None):
-    """One LIST in the snapshot's scope; forbidden or not served becomes a ``skipped`` entry and None
-    (doctor's reads and tree's use it)."""
+              label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None,
+              namespaced: bool = True):
+    """One LIST in the snapshot's scope (a cluster-scoped kind: all of it); forbidden or not served becomes a
+    ``skipped`` entry and None (doctor's reads and tree's use it)."""
+    namespace = snap.namespace if namespaced else None
     try:
-        items = cluster.iter_list(path_for(group, version, plural, snap.namespace), label_selector=label_selector,
+        items = cluster.iter_list(path_for(group, version, plural, namespace), label_selector=label_selector,
                                   field_selector=field_selector)
         return [slim(x, snap.strings) for x in items] if slim else list(items)
     except (ClusterUnreachable, Unauthorized):
@@ -222,7 +227,7 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
     except Forbidden as e:
         snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
         snap.denied.append({"verb": "list", "resource": f"{plural}.{group}" if group else plural,
-                            "namespace": snap.namespace, "reason": e.message})
+                            "namespace": namespace, "reason": e.message, "cluster": not namespaced})
     except NotFound as e:
         snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
     except DynamoError as e:
@@ -247,10 +252,13 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     selectors = {"all": (None, None), "dgd": (dgd_selector, None), "lws": (LWS_NAME, None),
                  "warnings": (None, "type=Warning"), "name": (None, f"metadata.name={dgd_name}" if dgd_name else None)}
     slims: Dict[Optional[str], Optional[Callable]] = {None: None, "pod": compact_pod, "owned": compact_owned,
-                                                      "name": _name_only, "meta": compact_identity}
+                                                      "name": _name_only, "meta": compact_identity,
+                                                      "webhooks": compact_webhooks}
     for kind in kinds.SNAPSHOT:
         if kind.when and kind.when not in groups:
             continue  # its controller is not installed
+        if kind.need and not NEEDS[kind.need](snap):
+            continue  # nothing read so far needs it
         if kind.group and kind.version not in groups.get(kind.group, []):
             if kind.group in groups:
                 snap.skipped.append({"check": kinds.NAMES[kind], "reason": f"{kind.group}/{kind.version} is not served "
@@ -261,12 +269,100 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
         label_selector, field_selector = selectors[kind.scope]
         items = list_kind(cluster, snap, kinds.NAMES[kind], kind.group, kind.version, kind.plural,
                           label_selector=label_selector, field_selector=field_selector,
-                          slim=slims[kind.compact] if compact or kind.compact in ("name", "meta") else None)
+                          slim=slims[kind.compact] if compact or kind.compact in ALWAYS_COMPACT else None,
+                          namespaced=kind.namespaced)
         setattr(snap, kind.field or "", [] if items is None and kind.required else items)
         if kind.field == "dgds" and not snap.dgds:
             break  # nothing in scope to diagnose: no other kind is read
+    read_webhook_backends(cluster, snap)
     snap.requests = cluster.requests
     return snap
+
+
+# -- what is read only when needed ------------------------------------------------------------------
+# The admission plugin's words for a webhook that failed or refused (k8s.io/apiserver@v0.33.13
+# pkg/admission/plugin/webhook/errors: 'failed calling webhook "NAME"', 'admission webhook "NAME" denied')
+_WEBHOOK_NAMED = re.compile(r'(?:failed calling webhook|admission webhook) "([^"]+)"')
+
+
+def refused_webhooks(events: Optional[List[dict]]) -> List[str]:
+    """The webhooks the Warning events say failed or refused an object, in order."""
+    return list(dict.fromkeys(n for e in events or [] for n in _WEBHOOK_NAMED.findall(e.get("message") or "")))
+
+
+def _claims_mounted(snap: Snapshot) -> bool:
+    return any((v.get("persistentVolumeClaim") or {}).get("claimName")
+               for p in snap.pods or [] for v in (p.get("spec") or {}).get("volumes") or [])
+
+
+# kinds.Kind.need -> whether the snapshot read so far needs that kind
+NEEDS: Dict[str, Callable[[Snapshot], bool]] = {
+    "claims": _claims_mounted,
+    "webhooks": lambda snap: bool(refused_webhooks(snap.events)),
+}
+
+
+def compact_webhooks(obj: dict, s: Strings) -> dict:
+    """A webhook configuration without its CA bundles (kilobytes each, never read): its name and, per
+    webhook, the name, the endpoint and the failure policy."""
+    hooks = []
+    for w in obj.get("webhooks") or []:
+        client = {k: v for k, v in (w.get("clientConfig") or {}).items() if k != "caBundle"}
+        hooks.append({"name": w.get("name"), "clientConfig": client, "failurePolicy": w.get("failurePolicy", "Fail")})
+    meta = obj.get("metadata") or {}
+    return {"metadata": {"name": meta.get("name")}, "webhooks": hooks}
+
+
+ALWAYS_COMPACT = ("name", "meta", "webhooks")  # kept compact for every command: nothing reads more of them
+
+
+def webhook_configurations(snap: Snapshot) -> Optional[List[dict]]:
+    """Both kinds of webhook configuration as read (each with its ``kind``), None when neither was read."""
+    out: Optional[List[dict]] = None
+    for field, kind in (("validatingwebhookconfigurations", "ValidatingWebhookConfiguration"),
+                        ("mutatingwebhookconfigurations", "MutatingWebhookConfiguration")):
+        items = getattr(snap, field)
+        if items is not None:
+            out = (out or []) + [dict(o, kind=kind) for o in items]
+    return out
+
+
+def read_webhook_backends(cluster: Cluster, snap: Snapshot) -> None:
+    """For each refused-by webhook that calls a Service: the Service (GET by name) and its EndpointSlices
+    (LIST by the ``kubernetes.io/service-name`` label, discovery.k8s.io/v1), in ``snap.webhook_backends``
+    as {"service": bool, "endpoints": n, "ready": n}, or UNKNOWN when either may not be read."""
+    configs = webhook_configurations(snap)
+    if not configs:
+        return
+    named = set(refused_webhooks(snap.events))
+    services = {((w["clientConfig"].get("service") or {}).get("namespace"), w["clientConfig"]["service"].get("name"))
+                for c in configs for w in c.get("webhooks") or [] if w.get("name") in named
+                and (w.get("clientConfig") or {}).get("service")}
+    service, slices = kinds.by_kind("Service"), kinds.by_kind("EndpointSlice")
+    for ns, name in sorted(services, key=str):
+        try:
+            try:
+                cluster.get(service.path(ns, name))
+            except NotFound:
+                snap.webhook_backends[(ns, name)] = {"service": False, "endpoints": 0, "ready": 0}
+                continue
+            items = cluster.list(slices.path(ns), label_selector=f"kubernetes.io/service-name={name}")
+        except (ClusterUnreachable, Unauthorized):
+            raise
+        except Forbidden as e:
+            snap.skipped.append({"check": f"webhook Service {ns}/{name}", "reason": f"forbidden: {e.message}"})
+            snap.denied.append({"verb": "get", "resource": f"service {name} and its endpointslices",
+                                "namespace": ns, "reason": e.message})
+            snap.webhook_backends[(ns, name)] = UNKNOWN
+            continue
+        except DynamoError as e:
+            snap.skipped.append({"check": f"webhook Service {ns}/{name}", "reason": e.message})
+            snap.webhook_backends[(ns, name)] = UNKNOWN
+            continue
+        endpoints = [ep for sl in items for ep in sl.get("endpoints") or []]
+        # an endpoint whose ready condition is unset counts as ready (discovery.k8s.io/v1 EndpointConditions)
+        ready = [ep for ep in endpoints if (ep.get("conditions") or {}).get("ready") is not False]
+        snap.webhook_backends[(ns, name)] = {"service": True, "endpoints": len(endpoints), "ready": len(ready)}
 
 
 def _taken_at(cluster: Cluster) -> str:

@@ -395,6 +395,10 @@ def explain_dgd(
     any_multinode = any(node_count(c) > 1 for c in components)
     chosen = _selection(annotations, gates, orchestrator, kai_queues, any_multinode, op_version, _is_stored(metadata))
     findings += validate.selection_findings(chosen) if any_multinode or chosen.provider == "grove" else []
+    if any_multinode and not chosen.error:
+        findings += validate.queue_annotation_ignored(
+            chosen.orchestrator, chosen.scheduler, annotations, namespace=namespace, dgd=name,
+            gets=validate.queue_of(chosen.orchestrator, chosen.scheduler, chosen.queue))
 
     portable = versions.at_least(op_version, api.TOPOLOGY_SINCE) and versions.at_least(origin, api.TOPOLOGY_SINCE)
     deployer: MultinodeDeployer = (

@@ -15,9 +15,9 @@ The operator (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/controller/dgd_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, List, Mapping, NamedTuple, Optional
 
-from kubectl_dynamo.operator.api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE
+from kubectl_dynamo.operator.api import ANN_ENABLE_GROVE, ANN_KAI_QUEUE, ANN_VOLCANO_QUEUE, LABEL_DGD
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import Selection as SelectionJson
@@ -197,3 +197,69 @@ def assumed_gates(orchestrator: Optional[str], annotations: Optional[Mapping] = 
     if orchestrator == "grove":
         return Gates(grove=True, lws=False, kai_scheduler=True)
     return Gates(grove=False, lws=True, kai_scheduler=False)
+
+
+# -- queue annotations a path does not read ----------------------------------------------------------
+# The operator reads each queue annotation on one path only (ai-dynamo/dynamo@2a6da14c deploy/operator/internal/
+# dynamo): nvidia.com/volcano-queue in grove.go injectVolcanoQueueAnnotation (Grove with its Volcano integration:
+# the PodCliqueSet's scheduling.grove.io/volcano-queue), nvidia.com/kai-scheduler-queue in graph.go
+# resolveGroveSchedulerQueue (Grove with KAI: the cliques' kai.scheduler/queue label). On the LWS path the
+# DCD controller renders the LeaderWorkerSet with labels only (controller/dynamocomponentdeployment_controller.go
+# generateLeaderWorkerSet), and LWS's volcano provider puts each group's PodGroup in the queue of the
+# LeaderWorkerSet's scheduling.volcano.sh/queue-name annotation, else none: Volcano's "default"
+# (kubernetes-sigs/lws@v0.9.0 pkg/schedulerprovider/volcano_provider.go CreatePodGroupIfNotExists).
+LWS_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+QUEUE_ANNOTATIONS = {ANN_VOLCANO_QUEUE: ("grove", "volcano"), ANN_KAI_QUEUE: ("grove", "kai-scheduler")}
+
+
+class Ignored(NamedTuple):
+    annotation: str
+    value: str
+    path: str  # the path the DGD renders on, in words
+    why: str  # why that path does not read the annotation
+    fix: str  # what sets the queue on that path
+
+
+def _path(orchestrator: Optional[str], scheduler: Optional[str]) -> str:
+    if orchestrator == "lws":
+        return "the LWS path"
+    return {"kai-scheduler": "Grove with KAI", "volcano": "Grove with Volcano"}.get(scheduler or "",
+                                                                                   "Grove without a gang scheduler")
+
+
+def ignored_queue_annotations(orchestrator: Optional[str], scheduler: Optional[str], annotations: Optional[Mapping],
+                              *, namespace: str = "NAMESPACE", dgd: str = "NAME") -> List[Ignored]:
+    """The queue annotations of DGD ``namespace/dgd`` that the path it renders on (``orchestrator``,
+    ``scheduler``) does not read, each with what sets the queue there instead."""
+    out: List[Ignored] = []
+    if orchestrator not in ("lws", "grove"):
+        return out  # nothing renders: no-multinode-orchestrator says why
+    for annotation, (provider, wanted) in QUEUE_ANNOTATIONS.items():
+        value = (annotations or {}).get(annotation)
+        value = value.strip() if isinstance(value, str) else ""
+        if not value or (orchestrator == provider and scheduler == wanted):
+            continue
+        path = _path(orchestrator, scheduler)
+        reads = "Grove with its Volcano integration" if annotation == ANN_VOLCANO_QUEUE else "Grove with KAI"
+        why = f"the operator reads {annotation} only for {reads}"
+        if orchestrator == "lws" and annotation == ANN_VOLCANO_QUEUE:
+            why += (f"; on the LWS path it renders the LeaderWorkerSet without annotations, and LWS puts each "
+                    f"group's Volcano PodGroup in the queue of the LeaderWorkerSet's {LWS_QUEUE_ANNOTATION} "
+                    "annotation, else in Volcano's default queue")
+            fix = (f"set the queue on the DGD's LeaderWorkerSets: kubectl annotate leaderworkerset -n {namespace} -l "
+                   f"{LABEL_DGD}={dgd} {LWS_QUEUE_ANNOTATION}={value} (the operator keeps annotations it does not "
+                   "render: controller_common/resource.go copies only the spec on update), then delete "
+                   "each group's leader pod: LWS recreates the group with its PodGroup in that queue (it names the "
+                   "queue only when it creates a PodGroup)")
+        elif orchestrator == "lws":
+            why += "; on the LWS path KAI does not schedule the pods at all"
+            fix = (f"remove {annotation}; for a KAI queue use the Grove path with KAI (drop nvidia.com/enable-grove: "
+                   f"\"false\"), or on LWS set the Volcano queue on the LeaderWorkerSet ({LWS_QUEUE_ANNOTATION})")
+        else:
+            other = ANN_KAI_QUEUE if scheduler == "kai-scheduler" else ANN_VOLCANO_QUEUE if scheduler == "volcano" \
+                else None
+            fix = (f"name the queue with {other} instead" if other else
+                   "enable KAI (or Volcano) in the operator for Grove, then use its queue annotation") \
+                + f", or remove {annotation}"
+        out.append(Ignored(annotation, value, path, why, fix))
+    return out

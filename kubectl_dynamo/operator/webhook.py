@@ -54,6 +54,26 @@ def selection_findings(sel) -> List[dict]:
                     "Re-enable Grove in the operator (global.grove.enabled=true) or recreate the DGD on the component provider.")]
 
 
+def queue_of(orchestrator: Optional[str], scheduler: Optional[str], queue: Optional[str]) -> str:
+    """The queue a DGD's pods get on a path, in words (LWS: the PodGroup LWS creates, in Volcano's default)."""
+    if orchestrator == "lws":
+        return "Volcano queue default (their PodGroups name none)"
+    if scheduler in ("kai-scheduler", "volcano"):
+        return f"{'KAI' if scheduler == 'kai-scheduler' else 'Volcano'} queue {queue or 'default'}"
+    return "no queue (default-scheduler places them)"
+
+
+def queue_annotation_ignored(orchestrator: Optional[str], scheduler: Optional[str], annotations, *, gets: str,
+                             namespace: Optional[str], dgd: Optional[str]) -> List[dict]:
+    """A queue annotation the path the DGD renders on does not read (selection.ignored_queue_annotations);
+    ``gets``: the queue the pods get instead, in words. explain and doctor both report it."""
+    return [finding("queue-annotation-ignored", WARNING, None,
+                    f"{i.annotation}: {i.value} has no effect on {i.path}: {i.why}. The pods get {gets}.",
+                    i.fix[0].upper() + i.fix[1:] + ".")
+            for i in selection.ignored_queue_annotations(orchestrator, scheduler, annotations,
+                                                         namespace=namespace or "NAMESPACE", dgd=dgd or "NAME")]
+
+
 def topology_refs_unavailable(name: str, text: str, origin: Optional[str], operator_version: str) -> List[dict]:
     refs = sorted(set(_TOPOLOGY_REF.findall(text)))
     if not refs:

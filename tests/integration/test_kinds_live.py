@@ -11,7 +11,8 @@ from kubectl_dynamo.cluster.client import Cluster, Target
 
 pytestmark = pytest.mark.cluster
 
-BUILT_IN = [k for k in kinds.KINDS if k.group in ("", "apps", "apiextensions.k8s.io")]
+BUILT_IN = [k for k in kinds.KINDS if k.group in ("", "apps", "apiextensions.k8s.io", "scheduling.k8s.io", "storage.k8s.io",
+                                                 "admissionregistration.k8s.io", "discovery.k8s.io")]
 
 
 @pytest.mark.parametrize("kind", BUILT_IN, ids=lambda k: kinds.NAMES[k])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 from unittest import mock
 
@@ -34,13 +35,17 @@ import yaml
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import diagnosis, execs, registry
 from kubectl_dynamo.cluster import execute
+from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.commands import explain
 from kubectl_dynamo.findings.catalogue import CATALOGUE, entry
 from kubectl_dynamo.model import views as doctor
 from kubectl_dynamo.model.platform import Facts, detect, operator_context
+from kubectl_dynamo.model.snapshot import take
 from kubectl_dynamo.operator.context import ClusterContext
 from tests.integration import world
 from tests.unit import builders as b
+
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
 
 
 @dataclass
@@ -313,6 +318,11 @@ RANK_ARGS = [*TP_ARGS, "2", "--node-rank", "$(DYNAMO_RANK)"]  # the 1.6 topology
 PVCS = [{"name": "model-cache", "create": True, "size": "100Gi"}]
 
 MANIFEST: Dict[str, Tuple[Case, Case]] = {
+    # the LWS path (the DGD opts out of Grove) does not read the Volcano queue annotation; the Grove path
+    # with KAI (offline default) reads its KAI queue annotation
+    "queue-annotation-ignored": (
+        lambda: run_manifest(_dgd(annotations={"nvidia.com/enable-grove": "false", "nvidia.com/volcano-queue": "team-a"})),
+        lambda: run_manifest(_dgd(annotations={"nvidia.com/kai-scheduler-queue": "team-a"}))),
     "schema-invalid": (lambda: run_manifest(_replicas("one")), lambda: run_manifest(_replicas(1))),
     # A role template is checked as the Pod it becomes (the 1.6 roles field is not in the 1.5 CRD).
     "pod-template-invalid": (
@@ -785,10 +795,19 @@ MORE_SCOPES: Dict[Tuple[str, str], Tuple[Case, Case]] = {
     ("kai-queue-missing", "dgd"): (lambda: _queue_annotated(("dynamo",)),
                                    lambda: _queue_annotated(("dynamo", "team-a"))),
     ("parallelism-mismatch", "dgd"): (lambda: doctor_on(doc=_dgd(tp=4)), lambda: doctor_on(doc=_dgd(tp=2))),
+    # recorded with the real LWS and Volcano: the PodGroup in Volcano's default queue; then, after the
+    # LeaderWorkerSet was annotated and the group recreated, in the annotated queue
+    ("queue-annotation-ignored", "dgd"): (lambda: _recorded("lws-direct-volcano-queue-ignored"),
+                                          lambda: _recorded("lws-direct-volcano-queue-fixed")),
     ("no-gpu-request", "dgd"): (lambda: doctor_on(doc=_dgd(gpus=None)), lambda: doctor_on(doc=_dgd(gpus="1"))),
     ("topology-vars-unavailable", "dgd"): (lambda: doctor_on(doc=_dgd(origin="1.5.0", args=RANK_ARGS)),
                                            lambda: doctor_on(doc=_dgd(origin="1.6.0", args=RANK_ARGS))),
 }
+
+def _recorded(state: str) -> Ran:
+    """doctor over a state the real components produced (tests/data/recorded/STATE, its PROVENANCE.md)."""
+    return run_dgd(take(RecordedCluster(str(RECORDED / state)), None, compact=True))
+
 
 def _scaled_to_zero() -> Ran:
     doc = _dgd()

@@ -88,14 +88,66 @@ def test_a_missing_pvc_is_named():
     assert f"create PersistentVolumeClaim {claim} in namespace {NS}" in f["hint"]
 
 
-def test_an_unbound_pvc_is_named():
-    state = "lws-direct-pvc-unbound"
+def _claim(state: str) -> dict:
     (pvc,) = _items(state, "", "v1", "persistentvolumeclaims")
     assert pvc["status"]["phase"] == "Pending"
+    return pvc
+
+
+def test_an_unbound_pvc_names_the_storageclass_that_does_not_exist():
+    state = "lws-direct-pvc-unbound"
+    pvc = _claim(state)
+    wanted = pvc["spec"]["storageClassName"]
+    assert not _items(state, "storage.k8s.io", "v1", "storageclasses")
     f = _first_error(state)
     assert (f["code"], f["object"]) == ("group-pending", DGD_OBJ)
-    assert f"PersistentVolumeClaim {NS}/{pvc['metadata']['name']} is not bound" in f["message"]
-    assert f"kubectl describe pvc -n {NS} {pvc['metadata']['name']}" in f["hint"]
+    assert (f"PersistentVolumeClaim {NS}/{pvc['metadata']['name']} asks for StorageClass {wanted}, which does not "
+            "exist (the cluster has no StorageClass)") in f["message"]
+    assert f"create StorageClass {wanted}, or recreate the claim" in f["hint"]
+
+
+def test_an_unbound_pvc_without_a_class_and_no_default_class_says_so():
+    state = "lws-direct-pvc-no-class"
+    pvc = _claim(state)
+    assert "storageClassName" not in pvc["spec"] and not _items(state, "storage.k8s.io", "v1", "storageclasses")
+    f = _first_error(state)
+    assert f"{NS}/{pvc['metadata']['name']} sets no storageClassName and no StorageClass is the default" in f["message"]
+    assert "kubectl annotate storageclass NAME storageclass.kubernetes.io/is-default-class=true" in f["hint"]
+    size = pvc["spec"]["resources"]["requests"]["storage"]
+    assert f"capacity >= {size}, accessModes {','.join(pvc['spec']['accessModes'])}" in f["hint"]
+
+
+def test_an_unbound_pvc_names_a_provisioner_that_does_not_provision():
+    state = "lws-direct-pvc-no-provisioner"
+    pvc = _claim(state)
+    (sc,) = _items(state, "storage.k8s.io", "v1", "storageclasses")
+    assert sc["metadata"]["name"] == pvc["spec"]["storageClassName"]
+    # the PV controller's own word that it waits for that provisioner
+    assert any(sc["provisioner"] in (e.get("message") or "") for e in _items(state, "", "v1", "events")
+               if e["involvedObject"]["kind"] == "PersistentVolumeClaim")
+    f = _first_error(state)
+    assert f"of StorageClass {sc['metadata']['name']} is still Pending: its provisioner {sc['provisioner']}" in f["message"]
+    assert f"check that the provisioner {sc['provisioner']} runs" in f["hint"]
+
+
+def test_a_claim_of_a_class_without_provisioner_asks_for_a_volume():
+    state = "lws-direct-pvc-wait-for-first-consumer"
+    pvc = _claim(state)
+    (sc,) = _items(state, "storage.k8s.io", "v1", "storageclasses")
+    assert (sc["provisioner"], sc["volumeBindingMode"]) == ("kubernetes.io/no-provisioner", "WaitForFirstConsumer")
+    assert "didn't find available persistent volumes to bind" in _scheduler_says(state)
+    f = _first_error(state)
+    assert (f"asks for StorageClass {sc['metadata']['name']}, which has no provisioner (kubernetes.io/no-provisioner, "
+            "volumeBindingMode WaitForFirstConsumer)") in f["message"]
+    assert (f"create a PersistentVolume that matches it (storageClassName '{sc['metadata']['name']}', capacity >= "
+            f"{pvc['spec']['resources']['requests']['storage']}") in f["hint"]
+
+
+def test_a_bound_claim_is_not_a_finding():
+    state = "lws-direct-pvc-bound"
+    (pvc,) = _items(state, "", "v1", "persistentvolumeclaims")
+    assert pvc["status"]["phase"] == "Bound"
+    assert [f for f in _doctor(state)["findings"] if f["severity"] in ("error", "warning")] == []
 
 
 def test_a_resource_no_node_has_is_a_typo_not_a_gpu_shortage():
@@ -181,6 +233,92 @@ def test_a_failing_webhook_is_named_with_its_endpoint():
     assert "admission webhook unreachable.record-states.kubectl-dynamo at https://127.0.0.1:9/validate" in f["message"]
     assert "connection refused" in f["message"] and event["message"] in f["message"]
     assert "bring back the server at https://127.0.0.1:9/validate" in f["hint"]
+
+
+def test_a_failing_webhook_names_its_configuration_and_the_service_without_endpoints():
+    state = "lws-direct-webhook-no-endpoints"
+    (config,) = [c for c in _items(state, "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations")
+                 if not c["metadata"]["name"].startswith("lws-")]
+    (hook,) = config["webhooks"]
+    svc = hook["clientConfig"]["service"]
+    slices = [s for s in _items(state, "discovery.k8s.io", "v1", "endpointslices")
+              if s["metadata"]["labels"].get("kubernetes.io/service-name") == svc["name"]]
+    assert slices and not any(s.get("endpoints") for s in slices)  # the EndpointSlice controller's word
+    event = _failed_create(state)
+    assert f'failed calling webhook "{hook["name"]}"' in event["message"]
+    f = _first_error(state)
+    assert f["code"] == "controller-create-failed" and event["message"] in f["message"]
+    assert (f"admission webhook {hook['name']} of ValidatingWebhookConfiguration {config['metadata']['name']} "
+            f"(failurePolicy {hook['failurePolicy']}) calls Service {svc['namespace']}/{svc['name']} "
+            f"(port {svc['port']}, path {svc['path']}), which has no endpoints") in f["message"]
+    assert f"kubectl delete validatingwebhookconfiguration {config['metadata']['name']}" in f["hint"]
+    assert f"kubectl get pods,endpointslices -n {svc['namespace']}" in f["hint"]
+
+
+@pytest.mark.parametrize("state, plural", [("lws-direct-webhook-url-unreachable", "validatingwebhookconfigurations"),
+                                           ("lws-direct-controller-stopped", "mutatingwebhookconfigurations")])
+def test_a_webhook_at_a_url_names_its_configuration(state, plural):
+    """A URL webhook that refuses connections, and LWS's own pod webhook while the LWS manager is stopped."""
+    event = _failed_create(state)
+    name = event["message"].split('failed calling webhook "')[1].split('"')[0]
+    (config, hook) = next((c, w) for c in _items(state, "admissionregistration.k8s.io", "v1", plural)
+                          for w in c["webhooks"] if w["name"] == name)
+    f = next(f for f in _doctor(state)["findings"] if f["code"] == "controller-create-failed")
+    kind = {"validatingwebhookconfigurations": "ValidatingWebhookConfiguration",
+            "mutatingwebhookconfigurations": "MutatingWebhookConfiguration"}[plural]
+    assert (f"admission webhook {name} of {kind} {config['metadata']['name']} (failurePolicy {hook['failurePolicy']}) "
+            f"calls URL {hook['clientConfig']['url']}") in f["message"]
+    assert event["message"] in f["message"]
+    assert f"usually the controller that installed {kind} {config['metadata']['name']}, restarted" in f["hint"]
+
+
+def test_a_webhook_that_fails_open_refuses_nothing():
+    """The same Service without endpoints behind a MutatingWebhookConfiguration with failurePolicy Ignore: the
+    API server admits the pods, and doctor says nothing (it does not even read the configurations)."""
+    state = "lws-direct-webhook-ignore-no-endpoints"
+    (config,) = [c for c in _items(state, "admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations")
+                 if not c["metadata"]["name"].startswith("lws-")]
+    assert config["webhooks"][0]["failurePolicy"] == "Ignore"
+    assert [f for f in _doctor(state)["findings"] if f["severity"] in ("error", "warning")] == []
+
+
+def test_what_is_read_when_needed_is_read_only_then():
+    from kubectl_dynamo.model.snapshot import take
+
+    quiet = take(RecordedCluster(str(RECORDED / "lws-direct-healthy")), None, compact=True)
+    assert (quiet.persistentvolumeclaims, quiet.storageclasses, quiet.validatingwebhookconfigurations) == (None,) * 3
+    claims = take(RecordedCluster(str(RECORDED / "lws-direct-pvc-unbound")), None, compact=True)
+    assert claims.persistentvolumeclaims and claims.storageclasses == []
+    hooks = take(RecordedCluster(str(RECORDED / "lws-direct-webhook-no-endpoints")), None, compact=True)
+    assert hooks.validatingwebhookconfigurations and not any(
+        "caBundle" in w["clientConfig"] for c in hooks.validatingwebhookconfigurations for w in c["webhooks"])
+    assert hooks.webhook_backends == {("policy-system", "pod-policy"): {"service": True, "endpoints": 0, "ready": 0}}
+
+
+def test_a_volcano_queue_annotation_the_lws_path_ignores_is_named():
+    state = "lws-direct-volcano-queue-ignored"
+    (dgd,) = _items(state, "nvidia.com", "v1beta1", "dynamographdeployments")
+    queue = dgd["metadata"]["annotations"]["nvidia.com/volcano-queue"]
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    assert "scheduling.volcano.sh/queue-name" not in lws["metadata"].get("annotations", {})
+    (pg,) = _items(state, "scheduling.volcano.sh", "v1beta1", "podgroups")
+    assert "queue" not in pg["spec"]  # LWS named none: Volcano's default
+    (f,) = [f for f in _doctor(state)["findings"] if f["code"] == "queue-annotation-ignored"]
+    assert (f["severity"], f["object"]) == ("warning", DGD_OBJ)
+    assert f"nvidia.com/volcano-queue: {queue} has no effect on the LWS path" in f["message"]
+    assert f"The pods get Volcano queue default (PodGroup {pg['metadata']['name']})" in f["message"]
+    assert (f"kubectl annotate leaderworkerset -n {NS} -l nvidia.com/dynamo-graph-deployment-name={DGD} "
+            f"scheduling.volcano.sh/queue-name={queue}") in f["hint"]
+
+
+def test_the_queue_set_where_lws_reads_it_is_not_a_finding():
+    """What the hint says, done with the real LWS: the LeaderWorkerSet annotated and the leader deleted; the
+    recreated group's PodGroup is in the queue."""
+    state = "lws-direct-volcano-queue-fixed"
+    (dgd,) = _items(state, "nvidia.com", "v1beta1", "dynamographdeployments")
+    (pg,) = _items(state, "scheduling.volcano.sh", "v1beta1", "podgroups")
+    assert pg["spec"]["queue"] == dgd["metadata"]["annotations"]["nvidia.com/volcano-queue"]
+    assert [f for f in _doctor(state)["findings"] if f["severity"] in ("error", "warning")] == []
 
 
 def test_a_full_volcano_queue_is_named():

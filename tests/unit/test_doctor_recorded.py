@@ -174,3 +174,19 @@ def test_unlistable_pods_are_an_error_and_other_refusals_a_warning(tmp_path):
     result = run_doctor(RecordedCluster(str(state)), all_namespaces=True)
     (f,) = [f for f in result.data["findings"] if f["code"] == "permission-denied"]
     assert f["severity"] == "warning" and "cannot list podgroups.scheduling.volcano.sh in all namespaces" in f["message"]
+
+
+def test_storageclasses_it_may_not_list_are_said_and_the_claim_still_named(tmp_path):
+    """A namespace-only user on an unbound claim: doctor reads the StorageClasses only then, says it may not
+    (a warning naming verb, resource and scope), and still names the claim that is not bound."""
+    from kubectl_dynamo.commands.doctor import run_doctor
+
+    reason = ('storageclasses.storage.k8s.io is forbidden: User "system:serviceaccount:llm:viewer" cannot list '
+              'resource "storageclasses" in API group "storage.k8s.io" at the cluster scope')
+    state = _forbid(tmp_path, "lws-direct-pvc-unbound", "storage.k8s.io", "v1", "storageclasses", reason)
+    result = run_doctor(RecordedCluster(str(state), namespace="llm"), all_namespaces=False)
+    (f,) = [f for f in result.data["findings"] if f["code"] == "permission-denied"]
+    assert (f["severity"], f["message"]) == ("warning", f"cannot list storageclasses.storage.k8s.io at the cluster "
+                                                        f"scope: {reason}")
+    (pending,) = [f for f in result.data["findings"] if f["code"] == "group-pending"]
+    assert "PersistentVolumeClaim llm/model-cache is not bound to a volume" in pending["message"]

@@ -23,7 +23,8 @@ from kubectl_dynamo.model.snapshot import Snapshot, take
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PACKAGE_CRDS = Path(__file__).resolve().parents[2] / "kubectl_dynamo" / "data" / "crds"
-BUILT_IN = ("", "apps", "batch", "apiextensions.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io")  # kube-apiserver's own
+BUILT_IN = ("", "apps", "batch", "apiextensions.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io",
+            "storage.k8s.io", "admissionregistration.k8s.io", "discovery.k8s.io")  # kube-apiserver's own
 
 
 @functools.cache
@@ -67,6 +68,20 @@ def test_built_in_kinds_match_a_real_api_server(kind):
 
 def test_recordings_hold_built_in_kinds_to_compare():
     assert sum((k.group, k.plural) in discovered() for k in kinds.KINDS if k.group in BUILT_IN) >= 9
+    # the kinds read only when needed were recorded too (lws-direct-pvc-*, lws-direct-webhook-*)
+    for plural in ("storageclasses", "validatingwebhookconfigurations", "mutatingwebhookconfigurations",
+                   "endpointslices", "persistentvolumeclaims"):
+        assert any(p == plural for _, p in discovered()), plural
+
+
+def test_a_kind_read_when_needed_names_what_needs_it():
+    """Each ``need`` is a predicate of the snapshot, over a kind read before it in table order."""
+    for k in kinds.SNAPSHOT:
+        if k.need:
+            assert k.need in snapshot.NEEDS, k
+    order = [k.field for k in kinds.SNAPSHOT]
+    assert order.index("pods") < order.index("persistentvolumeclaims") < order.index("storageclasses")
+    assert order.index("events") < order.index("validatingwebhookconfigurations")
 
 
 def test_derived_tables_follow_the_one_table():

@@ -89,6 +89,13 @@ def test_state_holds_no_secret_value(state):
 LATER_KINDS = {"serviceaccounts": ("", "serviceaccounts"), "roles": ("rbac.authorization.k8s.io", "roles"),
                "rolebindings": ("rbac.authorization.k8s.io", "rolebindings"),
                "dynamoworkermetadatas": ("nvidia.com", "dynamoworkermetadatas")}
+# Kinds read only when needed (cluster/kinds.py ``need``) that joined the table later: a state that predates them
+# answers "not recorded" only if it needs them. lws-statefulset-failedcreate and lws-controller-stopped (recorded
+# with the real Dynamo operator, whose stack is not rebuilt here) hold no webhook configuration; the same faults
+# with them: lws-direct-webhook-url-unreachable and lws-direct-controller-stopped (PROVENANCE.md).
+LATER_NEEDED = {"validatingwebhookconfigurations": ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
+                "mutatingwebhookconfigurations": ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
+                "storageclasses": ("storage.k8s.io", "storageclasses")}
 
 
 def recorded_kinds(state: str) -> set:
@@ -98,11 +105,12 @@ def recorded_kinds(state: str) -> set:
 @pytest.mark.parametrize("state", STATES)
 def test_doctor_reads_only_recorded_kinds(state):
     # a kind doctor starts reading must join cluster/kinds.py (and the states be re-recorded), else the
-    # replay answers "not recorded" and doctor skips that kind; only LATER_KINDS a state predates may be
+    # replay answers "not recorded" and doctor skips that kind; only LATER_KINDS (and LATER_NEEDED) a state predates may be
     skipped = [s for s in result(state)["skipped"] if "not recorded" in s["reason"] or "forbidden" in s["reason"]]
     predates = {name for name, kind in LATER_KINDS.items() if kind not in recorded_kinds(state)}
-    assert [s for s in skipped if s["check"] not in predates or "forbidden" in s["reason"]] == []
-    assert {s["check"] for s in skipped} == predates  # each one it could not read, said
+    needed = {name for name, kind in LATER_NEEDED.items() if kind not in recorded_kinds(state)}
+    assert [s for s in skipped if s["check"] not in predates | needed or "forbidden" in s["reason"]] == []
+    assert predates <= {s["check"] for s in skipped} <= predates | needed  # each one it could not read, said
 
 
 @pytest.mark.parametrize("state", [s for s in STATES if s.startswith("lws-discovery-")])
