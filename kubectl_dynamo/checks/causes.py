@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
 GPU = "nvidia.com/gpu"
@@ -45,6 +45,18 @@ class Cause:
     what: str
     fix: str
     kind: str  # a short name of the class (taint, selector, pvc-missing, ...), for tests and callers
+
+
+# Where a fix is made for a DGD's pods; ``for_chart`` says it for a Helm chart's pods (install).
+COMPONENT_TEMPLATE = "the component's podTemplate"
+OPERATOR_COPIES = " (the operator copies it to every pod)"
+
+
+def for_chart(cause: Cause) -> Cause:
+    """The same cause for the pods of a Helm chart (``install``): they come from the chart's values."""
+    fix = cause.fix.replace(OPERATOR_COPIES, "").replace(COMPONENT_TEMPLATE, "the chart's pod template (its values)")
+    return replace(cause, fix=fix.replace("the component's resources (podTemplate containers' limits)",
+                                          "the chart's container resources (its values)"))
 
 
 # -- quantities -----------------------------------------------------------------------------------
@@ -129,7 +141,7 @@ def _taint_cause(key: str, value: str, nodes: List[dict]) -> Cause:
     tolerations = "; ".join(_toleration(key, value, e) for e in effects) or _toleration(key, value, None)
     return Cause(f"{where} carry taint {taint}{':' + '/'.join(effects) if effects else ''}, which the pods do not "
                  "tolerate",
-                 f"add the toleration {tolerations} to the component's podTemplate.spec.tolerations (the operator "
+                 f"add the toleration {tolerations} to spec.tolerations in the component's podTemplate (the operator "
                  f"copies it to every pod), or remove the taint (kubectl taint node NODE {taint}"
                  f"{':' + effects[0] if effects else ''}-)", "taint")
 
@@ -176,7 +188,7 @@ def _selector_cause(spec: dict, nodes: List[dict]) -> Optional[Cause]:
                             for t in terms) + ")"]
         first = terms[-1]
     return Cause(f"no node matches the pods' node selector/affinity: {'; '.join(said)}",
-                 "change the component's podTemplate.spec nodeSelector/affinity to a label the nodes have, or label "
+                 "change spec.nodeSelector/affinity in the component's podTemplate to a label the nodes have, or label "
                  f"the nodes meant for it (kubectl label node NODE {first[0]}={(first[2] or [''])[0]})", "selector")
 
 

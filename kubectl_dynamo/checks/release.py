@@ -75,6 +75,7 @@ class _Found:
             return
         self.seen.add((reason, message))
         self.blocked.evidence.append({"object": obj, "reason": reason, "message": message})
+        found = [causes.for_chart(c) for c in found]  # the fixes say where a chart's pods come from
         self.blocked.causes += [c for c in found if c not in self.blocked.causes]
 
 

@@ -63,7 +63,7 @@ def test_untolerated_taint_names_the_taint_the_nodes_and_the_toleration():
     assert f"carry taint {key}={value}:{effect}" in f["message"]
     assert f"{key}: {value}" in _scheduler_says(state) and _scheduler_says(state) in f["message"]
     assert f"{{key: {key}, operator: Equal, value: {value}, effect: {effect}}}" in f["hint"]
-    assert "podTemplate.spec.tolerations" in f["hint"]
+    assert "to spec.tolerations in the component's podTemplate" in f["hint"]
 
 
 def test_a_selector_no_node_matches_names_the_label():

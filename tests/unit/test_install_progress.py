@@ -96,6 +96,16 @@ def test_the_cause_names_the_recorded_objects():
     assert f"enforces Pod Security level {level}" in b.causes[0].what and "runAsNonRoot" in b.causes[0].what
 
 
+@pytest.mark.parametrize("scenario", sorted(EXPECTED))
+def test_the_fix_speaks_of_the_chart_not_of_a_dgd_component(scenario):
+    """doctor's fixes say "the component's podTemplate" and what the operator copies; a chart's pods come from
+    its values."""
+    cluster, ns = recorded(scenario), source(scenario)["namespace"]
+    (b,) = diagnose(listed(cluster, ns), "grove", ns, lambda: cluster.list("/api/v1/nodes"))[1]
+    for cause in b.causes:
+        assert "component's" not in cause.fix and "the operator" not in cause.fix, cause.fix
+
+
 def test_old_events_of_an_earlier_object_of_the_same_name_do_not_count():
     ns = source("quota")["namespace"]
     objects = listed(recorded("quota"), ns)
