@@ -203,7 +203,7 @@ def _sequence_dgd(step: Path) -> str:
 
 
 # A sequence recorded up to a change that cannot complete (PROVENANCE.md): it ends not done.
-STALLED = {"grove-kai0152-rollout-stalled"}
+STALLED = {"grove-kai0152-rollout-stalled", "grove-rollout-stalled"}
 COMPLETED = [s for s in SEQUENCES if s not in STALLED]
 
 
@@ -403,10 +403,11 @@ def _held_pods(step: Path, dgd_name: str) -> List[dict]:
                     for c in (p.get("status") or {}).get("conditions") or [])]
 
 
-def test_a_grove_rollout_that_cannot_complete_is_never_done_and_names_the_scheduler():
-    """grove-kai0152-rollout-stalled: a nodeSelector no node carries. Every step is not done; once KAI has turned a new
+@pytest.mark.parametrize("sequence", sorted(STALLED))
+def test_a_grove_rollout_that_cannot_complete_is_never_done_and_names_the_scheduler(sequence):
+    """A nodeSelector no node carries (KAI v0.15.2 and v0.17.0). Every step is not done; once KAI has turned a new
     pod down, the cause quotes KAI's own message on that pod."""
-    steps = _steps("grove-kai0152-rollout-stalled")
+    steps = _steps(sequence)
     for step in steps:
         result = rollout.status_once(RecordedCluster(str(step), namespace="llm"), "roll-mn")
         assert not result.data["done"] and result.exit_code == 1, step.name
@@ -421,10 +422,11 @@ def test_a_grove_rollout_that_cannot_complete_is_never_done_and_names_the_schedu
     assert any(f"{pod}: {message}" in data["cause"] for pod, message in said.items()), data["cause"]
 
 
-def test_follow_a_stalled_grove_rollout_exits_1_with_the_stall_first():
+@pytest.mark.parametrize("sequence", sorted(STALLED))
+def test_follow_a_stalled_grove_rollout_exits_1_with_the_stall_first(sequence):
     """The stalled sequence replayed as watch events: nothing moves after the last step, so with a 2 s progress
     deadline rollout status exits 1, its last Waiting line naming the cause, then rollout-stalled first."""
-    steps = _steps("grove-kai0152-rollout-stalled")
+    steps = _steps(sequence)
     clock = _Clock(len(steps))
     env = _env()
     try:
@@ -446,6 +448,11 @@ def test_follow_a_stalled_grove_rollout_exits_1_with_the_stall_first():
     ("grove-kai0152-rollout-reverted", -1, False),
     ("grove-kai0152-rollout-single-node", -1, False),
     ("grove-kai0152-rollout-scaled", -1, False),
+    ("grove-rollout-stalled", -1, True),  # KAI v0.17.0: the gang scheduled as one
+    ("grove-rollout-multinode", -1, False),
+    ("grove-rollout-reverted", -1, False),
+    ("grove-rollout-single-node", -1, False),
+    ("grove-rollout-scaled", -1, False),
 ])
 def test_doctor_on_grove_rollouts(sequence, step, stalled):
     """doctor flags the Grove rollout held by the scheduler, and says nothing of rollouts once one completed."""
