@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, List, Optional
 
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.cluster.kinds import DGD
-from kubectl_dynamo.errors import NotFound
+from kubectl_dynamo.errors import DynamoError, NotFound
 
 
 def dgd_not_found(name: str, namespace: Optional[str]) -> NotFound:
@@ -33,3 +33,17 @@ def dgd_openapi_schema(cluster: Cluster, version: str) -> dict:
     raise UsageError(f"the cluster's DGD CRD does not serve {version}")
 
 
+def node_reader(cluster) -> Callable[[], list]:
+    """The cluster's nodes, listed once however many pending pods ask ([] when they may not be read: the
+    scheduler's own words remain)."""
+    listed: List[list] = []
+
+    def nodes() -> list:
+        if not listed:
+            try:
+                listed.append(cluster.list(path_for("", "v1", "nodes")))
+            except DynamoError:
+                listed.append([])
+        return listed[0]
+
+    return nodes

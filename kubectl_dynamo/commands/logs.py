@@ -18,6 +18,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
+from kubectl_dynamo.cluster.live import node_reader
 from kubectl_dynamo.cluster.streams import Item, Readers, Watched, drain, list_with_version
 from kubectl_dynamo.environment import Environment
 from kubectl_dynamo.errors import DynamoError, ExitCode, NotFound, UsageError
@@ -115,22 +116,6 @@ def container_status(pod: dict, src: Source) -> Tuple[Optional[str], int]:
         return None, 0
     state = next(iter(cs.get("state") or {}), None)
     return state, int(cs.get("restartCount") or 0)
-
-
-def node_reader(cluster) -> Callable[[], list]:
-    """The cluster's nodes, listed once however many pending pods ask ([] when they may not be read: the
-    scheduler's own words remain)."""
-    listed: List[list] = []
-
-    def nodes() -> list:
-        if not listed:
-            try:
-                listed.append(cluster.list(path_for("", "v1", "nodes")))
-            except DynamoError:
-                listed.append([])
-        return listed[0]
-
-    return nodes
 
 
 def not_running(nodes: Callable[[], list], pod: dict, src: Source, previous: bool) -> Optional[str]:

@@ -190,8 +190,9 @@ def test_a_pod_that_is_not_running_says_why():
     from pathlib import Path
 
     from kubectl_dynamo.cluster.client import path_for
+    from kubectl_dynamo.cluster.live import node_reader
     from kubectl_dynamo.cluster.recorded import RecordedCluster
-    from kubectl_dynamo.commands.logs import node_reader, not_running
+    from kubectl_dynamo.commands.logs import not_running
 
     cluster = RecordedCluster(str(Path(__file__).resolve().parent.parent / "data" / "recorded" / "lws-cordoned"))
     pods = cluster.list(path_for("", "v1", "pods", "llm"))

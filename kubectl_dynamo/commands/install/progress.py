@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks.release import Blocked, blocking, first_cause
 from kubectl_dynamo.cluster.kinds import by_kind
+from kubectl_dynamo.cluster.live import node_reader
 from kubectl_dynamo.errors import DynamoError, Forbidden, NotFound
 from kubectl_dynamo.model.release import WORKLOAD_KINDS, Workload, summary, workloads
 
@@ -61,20 +62,19 @@ class Progress:
         self.timeout_s = timeout_s
         self.cluster = None
         self.watched: Optional[Watched] = None
-        self.started = clock()
+        self.started = clock()  # again when start() is called: the step's own start
         self.last_state: Optional[str] = None
         self.last_line_at: Optional[float] = None
         self.changed = True
-        self._nodes: List[list] = []
+        self._nodes: Optional[Callable[[], list]] = None
 
     def nodes(self) -> List[dict]:
         """The cluster's nodes, listed once ([] when they may not be read: the scheduler's words remain)."""
-        if not self._nodes:
-            try:
-                self._nodes.append(self.cluster.list(by_kind("Node").path()) if self.cluster is not None else [])
-            except DynamoError:
-                self._nodes.append([])
-        return self._nodes[0]
+        if self.cluster is None:
+            return []
+        if self._nodes is None:
+            self._nodes = node_reader(self.cluster)
+        return self._nodes()
 
     def start(self) -> None:
         from kubectl_dynamo.cluster.streams import Watched
