@@ -132,7 +132,7 @@ class Watched:
         self.versions: Dict[str, Optional[str]] = {}
         self.serial: Dict[str, int] = {}  # each kind's current watch: a stopped one's late end is ignored
         self._shared = readers is not None
-        self.readers = readers if readers is not None else Readers(max_line=WATCH_MAX_LINE)
+        self.readers = readers if readers is not None else Readers()  # each watch stream sets its own max_line
         for kind in kinds:
             items, version = (listed or {}).get(kind) or self._list(kind)
             self.state[kind], self.versions[kind] = {uid(o): o for o in items}, version
