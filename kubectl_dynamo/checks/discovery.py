@@ -218,14 +218,11 @@ def _selects(svc: dict, pod: PodInfo) -> bool:
 
 @check("worker-registration-stale", scope="dgd")
 def worker_registration_stale(view: DgdView):
-    registrations = _snap(view).workermetadatas
-    if registrations is None or backend(view) != KUBERNETES:
+    if _snap(view).workermetadatas is None or backend(view) != KUBERNETES:
         return
     by_pod: Dict[str, List[Tuple[dict, dict]]] = {}
-    for reg in registrations:
+    for reg in _in(view, "workermetadatas").values():  # the DGD's namespace, grouped once per run
         meta = reg.get("metadata") or {}
-        if meta.get("namespace") != view.namespace:
-            continue
         for ref in meta.get("ownerReferences") or []:
             if ref.get("kind") == "Pod":
                 by_pod.setdefault(ref.get("name", ""), []).append((reg, ref))

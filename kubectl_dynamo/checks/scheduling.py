@@ -521,9 +521,10 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
     the DGD's status names a workload that does not exist."""
     if view.index is None:
         return
+    rolling = _grove_rolling(view)  # once per DGD: it walks the whole lineage
     objs = [(("DynamoGraphDeployment", view.namespace, view.name), view.raw)]
     objs += [(k, view.index.objects[k]) for k in sorted(view.lineage, key=str)
-             if k[0] in CONTROLLERS and k in view.index.objects and not (k[0] in GROVE_PARTS and _grove_rolling(view))]
+             if k[0] in CONTROLLERS and k in view.index.objects and not (k[0] in GROVE_PARTS and rolling)]
     for key, obj in objs:
         stale = _stale(obj)
         if stale:
@@ -601,12 +602,13 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
     from kubectl_dynamo.model.labels import GROVE_CLIQUE, LWS_NAME
 
     pods = [(c, g, p) for c in view.components for g in c.groups.values() for p in g.pods]
+    rolling = _grove_rolling(view)  # once per DGD: it walks the whole lineage
     for key in sorted(view.lineage, key=str):
         kind, ns, name = key
         obj = view.index.objects.get(key) or {}
         st = obj.get("status") or {}
         if kind == "PodClique":
-            if _grove_rolling(view):
+            if rolling:
                 continue
             mine = [(c, g, p) for c, g, p in pods if p.labels.get(GROVE_CLIQUE) == name]
             claimed = st.get("readyReplicas")
