@@ -107,7 +107,7 @@ def _lws_main_problem(pod_spec: dict) -> Optional[str]:
     """``checkMainContainer``: the DCD controller refuses a LeaderWorkerSet pod whose main container
     has no command or no args (ai-dynamo/dynamo@2a6da14c
     internal/controller/dynamocomponentdeployment_controller.go)."""
-    main = next((c for c in pod_spec.get("containers") or [] if c.get("name") == "main"), None)
+    main = main_container_of({"spec": pod_spec})
     if main is None:
         return "main container not found in pod spec"
     if not main.get("command"):
