@@ -47,7 +47,8 @@ class Options:  # not a dataclass: creating that class cost every command ~1 ms
         """Built on first use: the client module is not imported by commands that never connect."""
         from kubectl_dynamo.cluster.client import Target
 
-        return Target(*self.connection)
+        kubeconfig, context, namespace, timeout = self.connection
+        return Target(kubeconfig, context, namespace, timeout, verbose=self.verbose)
 
     def cluster(self) -> Any:
         return self.env.cluster_factory(self.target)

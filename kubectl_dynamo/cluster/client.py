@@ -5,10 +5,12 @@ Only this package talks to the API server. The ``kubernetes`` package is importe
 Requests go through the client's transport (auth, exec plugins, TLS) but responses are parsed
 with ``json.loads``: model deserialisation is slow on large lists.
 
-Every request has one deadline, ``--request-timeout`` (default 10 s), covering the connection and
-the answer, and is never retried: a server that accepts and never answers costs exactly that.
-Whatever is not the API's answer (HTML from a proxy, 5xx, a 403) is one line naming the request,
-exit 3. The kubeconfig is read through the input layer first, so a malformed one is exit 2 naming
+Every request has one deadline, ``--request-timeout`` (default 10 s), covering the connection, the
+answer and any retries: a server that accepts and never answers costs exactly that. Retries follow
+client-go's (``retry``): a 429 or 5xx with ``Retry-After`` waits what the server asked, a GET whose
+connection broke is sent again, at most 10 times; a paged LIST whose continue token expired lists
+again (``list``). Whatever is not the API's answer (HTML from a proxy, 5xx, a 403) is one line naming
+the request, exit 3. The kubeconfig is read through the input layer first, so a malformed one is exit 2 naming
 the file, and library noise (urllib3 warnings, the client's root-logger lines) never reaches stderr.
 """
 
@@ -17,10 +19,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import platform
+import re
 import shutil
+import sys
+import time
 import warnings
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from urllib.parse import urlencode
 
 from kubectl_dynamo.durations import seconds
@@ -38,6 +44,28 @@ from kubectl_dynamo.errors import (
 SA_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 DEFAULT_TIMEOUT = 10.0  # seconds per request (kubectl waits forever by default; a diagnosis should not)
 PAGE_SIZE = 500
+
+# client-go's retry policy (k8s.io/client-go@v0.33.13 rest/request.go, rest/with_retry.go):
+# NewRequest's maxRetries is 10; checkWait retries a 429 or any 5xx only when it carries an integer
+# Retry-After (retryAfterSeconds), waiting that many seconds; request()'s isErrRetryableFunc retries a
+# GET whose connection was reset or ended early (net.IsConnectionReset, IsProbableEOF), as if the
+# server had said Retry-After: 1 (retryAfterResponse). The request's context (--request-timeout)
+# bounds the whole, waits included; a timeout itself is not retried.
+MAX_RETRIES = 10
+BROKEN_WAIT = 1.0  # seconds before resending a GET whose connection broke (retryAfterResponse's "1")
+MAX_WAIT = 60.0  # the longest Retry-After we wait when --request-timeout is 0 (no deadline)
+# connection errors that mean "the connection broke", not "no server" or "no answer in time"
+_BROKEN = ("connection reset", "connection aborted", "connection broken", "incompleteread", "remotedisconnected",
+           "protocolerror", "broken pipe", "eof occurred", "unexpected eof", "server disconnected")
+
+
+def user_agent() -> str:
+    """``kubectl-dynamo/v0.1.0 (linux/amd64)``: client-go's DefaultKubernetesUserAgent shape
+    (rest/config.go buildUserAgent "%s/%s (%s/%s)") so admins can match it in a FlowSchema or an audit log."""
+    from kubectl_dynamo import __version__
+
+    arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine().lower())
+    return f"kubectl-dynamo/v{__version__} ({sys.platform}/{arch or 'unknown'})"
 
 
 def parse_duration(text: Optional[str]) -> Optional[float]:
@@ -59,6 +87,7 @@ class Target:
     context: Optional[str] = None
     namespace: Optional[str] = None  # -n; None = the context's namespace
     request_timeout: Optional[str] = None
+    verbose: bool = False  # -v: say on stderr what was retried and why
 
 
 class _Collect(logging.Handler):
@@ -212,53 +241,101 @@ class Cluster:
         self.context = target.context
         self.namespace = target.namespace or context_namespace or "default"
         self._api = client.ApiClient(cfg)
-        self.requests = 0  # counted for benchmarks and tests
+        self._api.user_agent = user_agent()
+        self.verbose = target.verbose
+        self.requests = 0  # counted for benchmarks and tests (every attempt: a retry is a request)
+        self.retried = 0  # attempts after the first
         # (path, labelSelector, fieldSelector) -> resourceVersion of its last LIST: a WATCH that follows
         # the read (get -w) starts there instead of listing again.
         self.list_versions: Dict[Tuple[str, Optional[str], Optional[str]], Optional[str]] = {}
 
     # -- transport ---------------------------------------------------------------------------
     def _prepare(self, method: str, path: str, params: Optional[dict], headers: dict, body):
-        """(method, url with the query, headers with credentials, body) of one counted request."""
+        """(method, url with the query, headers with credentials, body) of one counted attempt."""
         query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
         method, url, headers, body, _ = self._api.param_serialize(
-            method, path, header_params=headers, body=body, auth_settings=["BearerToken"])
+            method, path, header_params=dict(headers), body=body, auth_settings=["BearerToken"])
         self.requests += 1
         return method, url + query, headers, body
 
+    def _deadline(self) -> Optional[float]:
+        return time.monotonic() + self.timeout if self.timeout else None
+
+    def _left(self, deadline: Optional[float], method: str, path: str) -> Optional[float]:
+        """What is left of the request's deadline for its next attempt."""
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ClusterUnreachable(f"{method} {path}: no answer from {self.server} within {self.timeout:g} s "
+                                     "(--request-timeout)")
+        return left
+
+    def _retry(self, attempt: int, deadline: Optional[float], wait: float, method: str, path: str, why: str) -> bool:
+        """Wait before attempt ``attempt + 2`` and say so with -v; False when client-go would stop here:
+        10 retries done, or the wait would outlast the request's deadline (its context)."""
+        if attempt >= MAX_RETRIES:
+            return False
+        wait = min(max(wait, 0.0), MAX_WAIT)
+        if deadline is not None and time.monotonic() + wait >= deadline:
+            return False
+        if self.verbose:
+            print(f"retrying {method} {path} in {wait:g}s (retry {attempt + 1} of {MAX_RETRIES}): {why}",
+                  file=sys.stderr, flush=True)
+        time.sleep(wait)  # what the server asked for: the retry policy itself, not synchronisation
+        self.retried += 1
+        return True
+
     def request(self, method: str, path: str, params: Optional[dict] = None, body=None,
                 content_type: str = "application/json") -> dict:
-        """Send one request; return the decoded JSON body or raise a DynamoError subclass."""
+        """Send one request (retried as ``_retry`` allows); return the decoded JSON body or raise a
+        DynamoError subclass."""
         headers = {"Accept": "application/json"}
         if body is not None:
             headers["Content-Type"] = content_type
-        method, url, headers, body = self._prepare(method, path, params, headers, body)
-        try:
-            # a single number is urllib3's Timeout(total=...): connect and answer share one deadline
-            resp = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=self.timeout)
-            raw = resp.read()
-        except Exception as e:  # urllib3 and the client raise many types for one meaning
-            if _LOG.lines:
-                raise Unauthorized(f"cannot get credentials for {self.server}: {_one_line(_LOG.lines[0])}") from e
-            reason = _reason(e)
-            if reason == "timed out":
-                after = f"{self.timeout:g} s" if self.timeout else "the system's limit"
-                raise ClusterUnreachable(f"{method} {path}: no answer from {self.server} within {after} "
-                                         "(--request-timeout)", detail=repr(e)) from e
-            raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {reason}", detail=repr(e)) from e
-        status = resp.status
-        if 200 <= status < 300:
-            if not raw:
-                return {}
-            data = _decode(raw)
-            if not isinstance(data, dict):
-                raise ClusterUnreachable(f"{method} {path}: the answer from {self.server} is not the Kubernetes API's "
-                                         f"({_what(_ctype(resp), raw)}; a proxy or login page in the way?)")
-            return data
-        raise self._error(status, raw, resp.reason, method, path, _ctype(resp))
+        deadline = self._deadline()
+        attempt = 0
+        while True:
+            m, url, h, b = self._prepare(method, path, params, headers, body)
+            try:
+                # a single number is urllib3's Timeout(total=...): connect and answer share one deadline
+                resp = self._api.call_api(m, url, header_params=h, body=b,
+                                          _request_timeout=self._left(deadline, method, path))
+                raw = resp.read()
+            except Exception as e:  # urllib3 and the client raise many types for one meaning
+                if isinstance(e, DynamoError):
+                    raise
+                if _LOG.lines:
+                    raise Unauthorized(f"cannot get credentials for {self.server}: {_one_line(_LOG.lines[0])}") from e
+                reason = _reason(e)
+                if reason == "timed out":
+                    after = f"{self.timeout:g} s" if self.timeout else "the system's limit"
+                    raise ClusterUnreachable(f"{method} {path}: no answer from {self.server} within {after} "
+                                             "(--request-timeout)", detail=repr(e)) from e
+                if method == "GET" and _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, method, path,
+                                                                   f"the connection broke ({reason})"):
+                    attempt += 1
+                    continue
+                raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {reason}"
+                                         + _after(attempt), detail=repr(e)) from e
+            status = resp.status
+            if 200 <= status < 300:
+                if not raw:
+                    return {}
+                data = _decode(raw)
+                if not isinstance(data, dict):
+                    raise ClusterUnreachable(f"{method} {path}: the answer from {self.server} is not the Kubernetes "
+                                             f"API's ({_what(_ctype(resp), raw)}; a proxy or login page in the way?)")
+                return data
+            wait = _retry_after(resp, status)
+            if wait is not None and self._retry(attempt, deadline, wait, method, path,
+                                                f"the server answered HTTP {status} with Retry-After: {wait:g}"):
+                attempt += 1
+                continue
+            raise self._error(status, raw, resp.reason, method, path, _ctype(resp), attempt)
 
     def _error(self, status: int, raw: bytes, reason: Optional[str], method: str, path: str,
-               ctype: str = "") -> DynamoError:
+               ctype: str = "", retried: int = 0) -> DynamoError:
         message = _status_message(raw) or _one_line(reason or "") or f"HTTP {status}"
         if status == 401:
             return Unauthorized(f"unauthorized: the cluster at {self.server} rejected the credentials ({message})")
@@ -266,34 +343,75 @@ class Cluster:
             return Forbidden(f"forbidden: cannot {_describe(method, path)} ({method} {path}): {message}")
         if status == 404:
             return NotFound(message)
+        if status == 429:  # API Priority and Fairness: throttled, never "forbidden"
+            return ClusterUnreachable(f"{method} {path}: the server at {self.server} is throttling requests "
+                                      f"(HTTP 429: {message}){_after(retried)}")
         if status >= 500 or _decode(raw) is None:
             return ClusterUnreachable(f"{method} {path}: the server at {self.server} answered HTTP {status}: "
-                                      f"{message if _status_message(raw) else _what(ctype, raw)}")
+                                      f"{message if _status_message(raw) else _what(ctype, raw)}{_after(retried)}")
         return ApiError(f"{method} {path}: {message}", status, _decode(raw))
 
     def stream(self, path: str, params: Optional[dict] = None, *, read_timeout: Optional[float] = None) -> Stream:
         """A streaming GET (pod logs, watches): the open response, read line by line as it arrives.
-        No read timeout by default: a followed log may stay quiet for hours."""
-        method, url, headers, _ = self._prepare("GET", path, params, {"Accept": "*/*"}, None)
+        No read timeout by default: a followed log may stay quiet for hours. Opening it is retried as a
+        request is (client-go's Stream and Watch: a Retry-After answer; a broken connection, as watchInternal)."""
         connect = min(self.timeout, 10.0) if self.timeout else None
-        try:
-            resp = self._api.call_api(method, url, header_params=headers,
-                                      _request_timeout=(connect, read_timeout))
-        except Exception as e:
-            raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}",
-                                     detail=repr(e)) from e
-        if not 200 <= resp.status < 300:
-            raise self._error(resp.status, resp.read(), resp.reason, "GET", path, _ctype(resp))
-        return Stream(resp.response)
+        deadline = self._deadline()
+        attempt = 0
+        while True:
+            method, url, headers, _ = self._prepare("GET", path, params, {"Accept": "*/*"}, None)
+            try:
+                resp = self._api.call_api(method, url, header_params=headers,
+                                          _request_timeout=(connect, read_timeout))
+            except Exception as e:
+                if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
+                                              f"the connection broke ({_reason(e)})"):
+                    attempt += 1
+                    continue
+                raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
+                                         detail=repr(e)) from e
+            if 200 <= resp.status < 300:
+                return Stream(resp.response)
+            raw = resp.read()
+            wait = _retry_after(resp, resp.status)
+            if wait is not None and self._retry(attempt, deadline, wait, "GET", path,
+                                                f"the server answered HTTP {resp.status} with Retry-After: {wait:g}"):
+                attempt += 1
+                continue
+            raise self._error(resp.status, raw, resp.reason, "GET", path, _ctype(resp), attempt)
 
     def get(self, path: str, params: Optional[dict] = None) -> dict:
         return self.request("GET", path, params)
 
-    def list(self, path: str, *, label_selector: Optional[str] = None,
-             field_selector: Optional[str] = None, managed_fields: bool = False) -> list:
-        """All items of a collection, paginated; one logical LIST per call."""
-        return list(self.iter_list(path, label_selector=label_selector, field_selector=field_selector,
-                                   managed_fields=managed_fields))
+    def list(self, path: str, *, label_selector: Optional[str] = None, field_selector: Optional[str] = None,
+             managed_fields: bool = False, each: Optional[Callable[[dict], Any]] = None) -> list:
+        """All items of a collection (``each(item)`` of each, as it arrives), paginated; one logical LIST.
+
+        A continue request answered 410 Expired (etcd compacted the first page's resourceVersion while
+        we read) lists again from the start, as client-go's pager does (k8s.io/client-go@v0.33.13
+        tools/pager/pager.go, FullListIfExpired: only on a continue request, only for reason Expired):
+        first paged again, so the bound of two pages in flight holds, then, if that expires too, in
+        one full LIST as the pager does. What was read of the expired list is dropped: pages of two
+        resourceVersions never mix."""
+        selectors = {"label_selector": label_selector, "field_selector": field_selector}
+        for _ in range(2):
+            out: list = []
+            try:
+                for item in self.iter_list(path, managed_fields=managed_fields, **selectors):
+                    out.append(each(item) if each else item)
+                return out
+            except ListExpired as e:
+                del out
+                if self.verbose:
+                    print(f"listing {path} again from the start: {e.message}", file=sys.stderr, flush=True)
+        body = self.get(path, {"labelSelector": label_selector, "fieldSelector": field_selector})
+        self.list_versions[(path, label_selector, field_selector)] = (body.get("metadata") or {}).get("resourceVersion")
+        items = body.get("items") or []
+        del body
+        for item in items:
+            if not managed_fields:
+                (item.get("metadata") or {}).pop("managedFields", None)
+        return [each(item) for item in items] if each else items
 
     def iter_list(self, path: str, *, label_selector: Optional[str] = None,
                   field_selector: Optional[str] = None, managed_fields: bool = False) -> Iterator[dict]:
@@ -302,12 +420,19 @@ class Cluster:
 
         The next page is requested as soon as a page arrives, on a second thread, while the caller
         consumes this one: the server reads and encodes page n+1 while we process page n (waiting
-        on the socket releases the GIL). At most two pages are alive at once."""
+        on the socket releases the GIL). At most two pages are alive at once. A continue token that
+        expired raises ``ListExpired`` (``list`` starts again)."""
         from concurrent.futures import ThreadPoolExecutor
 
         def fetch(token: Optional[str]) -> dict:
-            return self.get(path, {"limit": PAGE_SIZE, "continue": token,
-                                   "labelSelector": label_selector, "fieldSelector": field_selector})
+            try:
+                return self.get(path, {"limit": PAGE_SIZE, "continue": token,
+                                       "labelSelector": label_selector, "fieldSelector": field_selector})
+            except ApiError as e:
+                # apimachinery's IsResourceExpired: the Status reason is Expired (HTTP 410)
+                if token and e.status == 410 and isinstance(e.body, dict) and e.body.get("reason") == "Expired":
+                    raise ListExpired(e.message, e.status, e.body) from e
+                raise
 
         page = fetch(None)
         # every page of a LIST is read at the first page's resourceVersion (the continue token keeps it)
@@ -355,6 +480,10 @@ class Cluster:
                               body={"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
                                     "spec": {"resourceAttributes": attrs}})
         return bool((review.get("status") or {}).get("allowed"))
+
+
+class ListExpired(ApiError):
+    """410 Expired on a continue request: the LIST must start again (``Cluster.list``)."""
 
 
 class Stream:
@@ -476,13 +605,40 @@ def _parse_path(path: str) -> Tuple[str, Optional[str], Optional[str]]:
     return rest[0] + (f".{group}" if group else ""), (rest[1] if len(rest) > 1 else None), namespace
 
 
+def _retry_after(resp, status: int) -> Optional[float]:
+    """Seconds to wait before retrying, or None: client-go's checkWait (rest/with_retry.go) waits only on
+    a 429 or 5xx, and only with an integer Retry-After (retryAfterSeconds: strconv.Atoi)."""
+    if status != 429 and status < 500:
+        return None
+    text = ((resp.headers or {}).get("Retry-After") or "").strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    return float(max(int(text), 0))
+
+
+def _broken(exc: Exception) -> bool:
+    """The connection was reset or ended before the whole answer (client-go's net.IsConnectionReset,
+    IsProbableEOF): worth resending a GET; a refused connection or a timeout is not."""
+    words = f"{type(exc).__name__} {exc!r} {getattr(exc, 'reason', '')}".lower()
+    return any(w in words for w in _BROKEN)
+
+
+def _after(retried: int) -> str:
+    return f" (after {retried} {'retry' if retried == 1 else 'retries'})" if retried else ""
+
+
 def _reason(exc: Exception) -> str:
     """The innermost useful words of a connection error (urllib3 nests them deeply)."""
     text = str(getattr(exc, "reason", None) or exc)
     for marker in ("Connection refused", "timed out", "Name or service not known",
-                   "certificate verify failed", "No route to host", "Temporary failure in name resolution"):
+                   "certificate verify failed", "No route to host", "Temporary failure in name resolution",
+                   "Connection reset by peer"):
         if marker in text:
-            return marker.lower() if marker != "Connection refused" else "connection refused"
+            return marker.lower()
+    if "IncompleteRead" in text or "Response ended prematurely" in text:
+        return "the connection closed before the whole answer arrived"
+    if "RemoteDisconnected" in text or "without response" in text:
+        return "the connection closed without an answer"
     return text.splitlines()[0][:200]
 
 

@@ -6,7 +6,7 @@ from typing import Callable, List, Optional
 
 from kubectl_dynamo.cluster.client import Cluster, path_for
 from kubectl_dynamo.cluster.kinds import DGD
-from kubectl_dynamo.errors import DynamoError, NotFound
+from kubectl_dynamo.errors import Forbidden, NotFound
 
 
 def dgd_not_found(name: str, namespace: Optional[str]) -> NotFound:
@@ -42,7 +42,7 @@ def node_reader(cluster) -> Callable[[], list]:
         if not listed:
             try:
                 listed.append(cluster.list(path_for("", "v1", "nodes")))
-            except DynamoError:
+            except (Forbidden, NotFound):  # may not read them; any other failure is exit 3, never "no nodes"
                 listed.append([])
         return listed[0]
 

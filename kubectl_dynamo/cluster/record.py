@@ -77,7 +77,7 @@ def record(cluster, dest: str, kinds: Sequence[Kind] = RECORDED, namespace: Opti
         path = path_for(kind.group, kind.version, kind.plural, namespace if namespaced else None)
         strip = STRIP.get((kind.group, kind.plural))
         try:
-            items = [strip(o) if strip else o for o in cluster.iter_list(path)]
+            items = cluster.list(path, each=strip)
         except Forbidden as e:
             forbidden.append({"group": kind.group, "version": kind.version, "resource": kind.plural,
                               "reason": e.message})

@@ -21,7 +21,7 @@ import json
 import os
 import tarfile
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from kubectl_dynamo.errors import DynamoError, Forbidden, InputError, NotFound
 
@@ -429,9 +429,10 @@ class RecordedCluster:
         return found
 
     def list(self, path: str, *, label_selector: Optional[str] = None, field_selector: Optional[str] = None,
-             managed_fields: bool = False) -> list:
-        return list(self.iter_list(path, label_selector=label_selector, field_selector=field_selector,
-                                   managed_fields=managed_fields))
+             managed_fields: bool = False, each: Optional[Callable[[dict], Any]] = None) -> list:
+        items = self.iter_list(path, label_selector=label_selector, field_selector=field_selector,
+                               managed_fields=managed_fields)
+        return [each(o) for o in items] if each else list(items)
 
     def iter_list(self, path: str, *, label_selector: Optional[str] = None, field_selector: Optional[str] = None,
                   managed_fields: bool = False) -> Iterator[dict]:

@@ -7,21 +7,30 @@ from typing import Callable, Optional
 import yaml
 
 from kubectl_dynamo.cluster.client import Cluster, path_for
-from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from kubectl_dynamo.errors import ApiError, ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
 from kubectl_dynamo.model.platform import Facts, find_dynamo_operator, operator_config_map
 
 
+def failed_read(what: str, e: DynamoError) -> ClusterUnreachable:
+    """A read the answer depends on failed for another reason than 403 or 404: exit 3 naming what."""
+    return ClusterUnreachable(f"cannot read {what}: {e.message}", detail=e.detail)
+
+
 def _try(facts: Facts, what: str, fn: Callable):
-    """Run one lookup; a denied or failed lookup makes that field unknown instead of failing."""
+    """Run one lookup; a denied lookup (403), or one of what the cluster does not have (404, or content
+    that is not what the operator reads), makes that field unknown instead of failing. A failed read
+    (throttled, 5xx, a broken connection, any other API error) ends the command: exit 3."""
     try:
         return fn()
-    except (ClusterUnreachable, Unauthorized):
+    except Unauthorized:
         raise
     except Forbidden as e:
         facts.unknown[what] = f"forbidden ({e.message})"
     except NotFound as e:
         facts.unknown[what] = f"not found ({e.message})"
-    except DynamoError as e:
+    except (ClusterUnreachable, ApiError) as e:
+        raise failed_read(what, e) from e
+    except DynamoError as e:  # read_operator_config: a ConfigMap that is not what the operator reads
         facts.unknown[what] = e.message
     return None
 

@@ -5,8 +5,10 @@ nodes are kept as *compact records* (``compact_pod``, ``compact_node``; the cont
 without their pod templates, ``compact_owned``): the same shape, only the fields the checks read,
 repeated strings shared; each page is reduced as it arrives and dropped, so
 memory grows by ~2 KB per pod instead of ~15 (benchmarks/doctor_scale.py, 50,000 pods).
-Scope is one namespace or all. A forbidden list becomes a ``skipped`` entry with its reason; the
-run goes on without that kind (its field stays None: the checks that need it say nothing).
+Scope is one namespace or all. A forbidden list (403) or a kind not served (404) becomes a ``skipped``
+entry with its reason; the run goes on without that kind (its field stays None: the checks that need
+it say nothing). Any other failed read (throttled past the retries, 5xx, a broken connection) ends
+the command with exit 3 naming the kind: an unread list is never taken for an empty one.
 
 Besides the DGDs' pods, doctor reads what the controllers and schedulers themselves say about them:
 the operator's DynamoComponentDeployments and the DGD status, LeaderWorkerSets and their
@@ -24,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import Cluster, path_for
-from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
-from kubectl_dynamo.model.facts import _try, gather
+from kubectl_dynamo.errors import ApiError, ClusterUnreachable, DynamoError, Forbidden, NotFound, Unauthorized
+from kubectl_dynamo.model.facts import _try, failed_read, gather
 from kubectl_dynamo.model.labels import DGD_LABEL, KAI_GROUP_ANNOTATION, LWS_NAME, VOLCANO_GROUP_ANNOTATION
 from kubectl_dynamo.model.platform import Facts
 
@@ -216,13 +218,14 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
               label_selector: Optional[str] = None, field_selector: Optional[str] = None, slim=None,
               namespaced: bool = True):
     """One LIST in the snapshot's scope (a cluster-scoped kind: all of it); forbidden or not served becomes a
-    ``skipped`` entry and None (doctor's reads and tree's use it)."""
+    ``skipped`` entry and None (doctor's reads and tree's use it). Any other failure ends the command
+    (``failed_read``): no check may reason from a list that was not read as if it were empty."""
     namespace = snap.namespace if namespaced else None
     try:
-        items = cluster.iter_list(path_for(group, version, plural, namespace), label_selector=label_selector,
-                                  field_selector=field_selector)
-        return [slim(x, snap.strings) for x in items] if slim else list(items)
-    except (ClusterUnreachable, Unauthorized):
+        each = (lambda x: slim(x, snap.strings)) if slim else None
+        return cluster.list(path_for(group, version, plural, namespace), label_selector=label_selector,
+                            field_selector=field_selector, each=each)
+    except Unauthorized:
         raise
     except Forbidden as e:
         snap.skipped.append({"check": what, "reason": f"forbidden: {e.message}"})
@@ -231,7 +234,7 @@ def list_kind(cluster: Cluster, snap: Snapshot, what: str, group: str, version: 
     except NotFound as e:
         snap.skipped.append({"check": what, "reason": f"not served: {e.message}"})
     except DynamoError as e:
-        snap.skipped.append({"check": what, "reason": e.message})
+        raise failed_read(what, e) from e
     return None
 
 
@@ -243,8 +246,8 @@ def take(cluster: Cluster, namespace: Optional[str], *, dgd_name: Optional[str] 
     and watch read more of a pod)."""
     snap = Snapshot(facts=gather(cluster, nodes=not compact), namespace=namespace, taken_at=_taken_at(cluster))
     if compact:
-        snap.facts.nodes = _try(snap.facts, "nodes", lambda: [compact_node(n, snap.strings)
-                                                              for n in cluster.iter_list(path_for("", "v1", "nodes"))])
+        snap.facts.nodes = _try(snap.facts, "nodes", lambda: cluster.list(path_for("", "v1", "nodes"),
+                                                                          each=lambda n: compact_node(n, snap.strings)))
     for what, why in snap.facts.unknown.items():
         snap.skipped.append({"check": what, "reason": why})
     groups = snap.facts.groups or {}
@@ -347,8 +350,10 @@ def read_webhook_backends(cluster: Cluster, snap: Snapshot) -> None:
                 snap.webhook_backends[(ns, name)] = {"service": False, "endpoints": 0, "ready": 0}
                 continue
             items = cluster.list(slices.path(ns), label_selector=f"kubernetes.io/service-name={name}")
-        except (ClusterUnreachable, Unauthorized):
+        except Unauthorized:
             raise
+        except (ClusterUnreachable, ApiError) as e:
+            raise failed_read(f"webhook Service {ns}/{name}", e) from e
         except Forbidden as e:
             snap.skipped.append({"check": f"webhook Service {ns}/{name}", "reason": f"forbidden: {e.message}"})
             snap.denied.append({"verb": "get", "resource": f"service {name} and its endpointslices",
