@@ -354,7 +354,15 @@ class Cluster:
     def stream(self, path: str, params: Optional[dict] = None, *, read_timeout: Optional[float] = None) -> Stream:
         """A streaming GET (pod logs, watches): the open response, read line by line as it arrives.
         No read timeout by default: a followed log may stay quiet for hours. Opening it is retried as a
-        request is (client-go's Stream and Watch: a Retry-After answer; a broken connection, as watchInternal)."""
+        request is (client-go's Stream and Watch: a Retry-After answer; a broken connection, as watchInternal).
+        A stream that ends (no ``watch``, no ``follow``: a log read once) and breaks midway is opened again
+        and continues after the bytes already read; a watch is resumed by its reader from its last
+        resourceVersion (streams.Watched), a followed log by ``logs -f``."""
+        endless = any((params or {}).get(k) in ("true", True) for k in ("watch", "follow"))
+        raw = self._open(path, params, read_timeout)
+        return Stream(raw, reopen=None if endless else lambda: self._open(path, params, read_timeout))
+
+    def _open(self, path: str, params: Optional[dict], read_timeout: Optional[float]):
         connect = min(self.timeout, 10.0) if self.timeout else None
         deadline = self._deadline()
         attempt = 0
@@ -371,7 +379,7 @@ class Cluster:
                 raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
                                          detail=repr(e)) from e
             if 200 <= resp.status < 300:
-                return Stream(resp.response)
+                return resp.response
             raw = resp.read()
             wait = _retry_after(resp, resp.status)
             if wait is not None and self._retry(attempt, deadline, wait, "GET", path,
@@ -495,20 +503,43 @@ class Stream:
 
     CHUNK = 64 * 1024
 
-    def __init__(self, raw):
+    def __init__(self, raw, reopen: Optional[Callable[[], Any]] = None):
         self._raw = raw  # a urllib3 HTTPResponse, not preloaded
+        self._reopen = reopen  # a finite stream: opens it again, to continue after what was read
         self.closed = False
         self.error: Optional[Exception] = None  # why the stream ended early, if it did
+        self.resumed = 0
+
+    def _read(self, done: int) -> bytes:
+        """The next chunk; a finite stream that broke is opened again (at most MAX_RETRIES times, as a
+        GET is resent) and its first ``done`` bytes, already read, are skipped."""
+        skip = 0
+        while True:
+            try:
+                while skip > 0:
+                    got = self._raw.read1(min(skip, self.CHUNK))
+                    if not got:
+                        return b""  # shorter than before (a log rotated away): it ends here
+                    skip -= len(got)
+                return self._raw.read1(self.CHUNK)
+            except Exception:
+                if self.closed or self._reopen is None or self.resumed >= MAX_RETRIES:
+                    raise
+                self.resumed += 1
+                self._raw = self._reopen()
+                skip = done
 
     def batches(self, max_line: int = 16 * 1024) -> Iterator[List[bytes]]:
         """The complete lines of each chunk as it arrives (one list per read: queues then move
         chunks, not lines)."""
         buf = b""
+        done = 0
         try:
             while True:
-                chunk = self._raw.read1(self.CHUNK)
+                chunk = self._read(done)
                 if not chunk:
                     break
+                done += len(chunk)
                 parts = (buf + chunk).split(b"\n")
                 buf = parts.pop()
                 out: List[bytes] = []

@@ -236,6 +236,27 @@ def test_opening_a_stream_is_retried_on_retry_after(api):
     assert attempts(handler, path) == 2
 
 
+def test_a_log_cut_midway_is_read_again_after_what_was_read(api):
+    """A finite stream (a log read once) that breaks continues where it broke: every line once."""
+    handler, config = api
+    path = "/api/v1/namespaces/team/pods/p/log"
+    body = b"".join(b"line %d\n" % i for i in range(2000))
+    handler.steps[path] = [(200, {"cut": "1"}, body[: len(body) // 2]), (200, {}, body)]
+    stream = cluster(config).stream(path, {"container": "main"}, read_timeout=5)
+    assert list(stream.lines()) == [b"line %d" % i for i in range(2000)] and stream.error is None
+    assert attempts(handler, path) == 2 and stream.resumed == 1
+
+
+def test_a_watch_cut_midway_ends_for_its_reader_to_resume(api):
+    """A watch is resumed from its resourceVersion (streams.Watched), never by skipping bytes."""
+    handler, config = api
+    path = "/api/v1/pods"
+    handler.steps[path] = [(200, {"cut": "1"}, b'{"type": "ADDED"}\n'), (200, {}, b"")]
+    stream = cluster(config).stream(path, {"watch": "true"}, read_timeout=5)
+    assert list(stream.lines()) == [b'{"type": "ADDED"}'] and stream.error is not None
+    assert attempts(handler, path) == 1
+
+
 # -- the pager ---------------------------------------------------------------------------------------
 PODS = "/api/v1/pods"
 EXPIRED = (410, {}, status(410, "Expired", "The provided continue parameter is too old"))
