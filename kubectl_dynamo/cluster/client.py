@@ -414,12 +414,16 @@ class Cluster:
                     print(f"listing {path} again from the start: {e.message}", file=sys.stderr, flush=True)
         body = self.get(path, {"labelSelector": label_selector, "fieldSelector": field_selector})
         self.list_versions[(path, label_selector, field_selector)] = (body.get("metadata") or {}).get("resourceVersion")
-        items = body.get("items") or []
-        del body
-        for item in items:
-            if not managed_fields:
-                (item.get("metadata") or {}).pop("managedFields", None)
-        return [each(item) for item in items] if each else items
+        out = []
+        while True:
+            for item in body.get("items") or []:
+                if not managed_fields:
+                    (item.get("metadata") or {}).pop("managedFields", None)
+                out.append(each(item) if each else item)
+            token = (body.get("metadata") or {}).get("continue")
+            if not token:  # the server pages even a LIST without a limit (or a proxy does): follow it
+                return out
+            body = self.get(path, {"continue": token, "labelSelector": label_selector, "fieldSelector": field_selector})
 
     def iter_list(self, path: str, *, label_selector: Optional[str] = None,
                   field_selector: Optional[str] = None, managed_fields: bool = False) -> Iterator[dict]:

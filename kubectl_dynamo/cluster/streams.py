@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional
 
 from kubectl_dynamo.cluster.client import Stream
+from kubectl_dynamo.errors import ApiError, ClusterUnreachable
 
 
 @dataclass
@@ -102,11 +103,25 @@ def open_watch(cluster, path: str, resource_version: Optional[str], *, label_sel
 def list_with_version(cluster, path: str, *, label_selector: Optional[str] = None,
                       field_selector: Optional[str] = None) -> tuple:
     """(items, resourceVersion) of one LIST: the version a following WATCH starts from."""
-    body = cluster.get(path, {"labelSelector": label_selector, "fieldSelector": field_selector})
-    items = body.get("items") or []
-    for item in items:
-        (item.get("metadata") or {}).pop("managedFields", None)
-    return items, (body.get("metadata") or {}).get("resourceVersion")
+    params = {"labelSelector": label_selector, "fieldSelector": field_selector}
+    for _ in range(3):
+        body = cluster.get(path, params)
+        version = (body.get("metadata") or {}).get("resourceVersion")
+        items: List[dict] = []
+        while True:
+            for item in body.get("items") or []:
+                (item.get("metadata") or {}).pop("managedFields", None)
+                items.append(item)
+            token = (body.get("metadata") or {}).get("continue")
+            if not token:  # a LIST without a limit is whole, unless something pages it anyway: follow it
+                return items, version
+            try:
+                body = cluster.get(path, {**params, "continue": token})
+            except ApiError as e:
+                if e.status != 410:
+                    raise
+                break  # the continue token expired: list again from the start (client-go's pager)
+    raise ClusterUnreachable(f"GET {path}: every LIST expired before its last page (410 Expired)")
 
 
 # A watch event is one line holding a whole object: it must never be cut (a LeaderWorkerSet with its two

@@ -344,3 +344,17 @@ def test_detect_under_a_throttled_read_exits_3_naming_it(api):
     line = one_error(err)
     assert code == 3 and "controller deployments" in line and "throttling" in line, err
     assert "permission" not in line
+
+
+def test_the_list_before_a_watch_follows_pages_and_lists_again_on_expiry(api):
+    """get -w's LIST asks for no limit; if something pages it anyway it follows the continue token, and
+    lists again when that expired: never a watch started from part of a list."""
+    from kubectl_dynamo.cluster.streams import list_with_version
+
+    handler, config = api
+    handler.pages[PODS] = pods(5)
+    handler.steps[PODS] = [handler.page(pods(5), {"limit": "2"}), EXPIRED, handler.page(pods(5), {"limit": "2"}),
+                           handler.page(pods(5), {"limit": "2", "continue": "2"})]
+    items, version = list_with_version(cluster(config), PODS)
+    assert [p["metadata"]["name"] for p in items] == [f"p{i}" for i in range(5)] and version == "7"
+    assert [s[2].get("continue") for s in handler.seen] == [None, "2", None, "2", "4"]
