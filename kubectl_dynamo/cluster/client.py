@@ -408,10 +408,11 @@ class Cluster:
                 for item in self.iter_list(path, managed_fields=managed_fields, **selectors):
                     out.append(each(item) if each else item)
                 return out
-            except ListExpired as e:
+            except ListExpired:
                 del out
                 if self.verbose:
-                    print(f"listing {path} again from the start: {e.message}", file=sys.stderr, flush=True)
+                    print(f"listing {path} again from the start: its continue token expired (HTTP 410 Expired)",
+                          file=sys.stderr, flush=True)
         body = self.get(path, {"labelSelector": label_selector, "fieldSelector": field_selector})
         self.list_versions[(path, label_selector, field_selector)] = (body.get("metadata") or {}).get("resourceVersion")
         out = []
