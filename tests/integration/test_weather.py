@@ -100,11 +100,11 @@ def normal(value):
 def answer(command: str, stdout: str, bundle=None):
     """What a run answered, comparable across runs."""
     if command == "collect":
+        root = bundle.name.split(".")[0] + "/"  # the bundle's own name: differs per run
         with tarfile.open(bundle) as tar:
-            files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
-        root = bundle.name.split(".")[0] + "/"
-        doctor = json.loads(files[root + "doctor.json"])
-        logs = {n: v for n, v in files.items() if n.endswith(".log") and "/pods/" in n}
+            files = {m.name[len(root):]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+        doctor = json.loads(files["doctor.json"])
+        logs = {n: v for n, v in files.items() if n.endswith(".log") and n.startswith("pods/")}
         return sorted(files), normal(doctor["findings"]), logs
     if stdout.lstrip().startswith(("{", "[")):
         return normal(json.loads(stdout))
@@ -226,3 +226,6 @@ def test_get_watch_keeps_every_dgd_and_sees_a_change(scene, tmp_path, fault):
         if run.proc.poll() is None:
             run.proc.kill()
         proxy.close()
+        # the scene as it was, for the next test's fair weather
+        scene.kubectl("-n", B, "patch", "dynamographdeployment", "chat", "--subresource=status", "--type=merge",
+                      "-p", json.dumps({"status": None}), check=False)
