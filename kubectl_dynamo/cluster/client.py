@@ -527,8 +527,8 @@ class Stream:
                         return b""  # shorter than before (a log rotated away): it ends here
                     skip -= len(got)
                 return self._raw.read1(self.CHUNK)
-            except Exception:
-                if self.closed or self._reopen is None or self.resumed >= MAX_RETRIES:
+            except Exception as e:  # a reset or a cut only: a read timeout is an answer that did not come
+                if self.closed or self._reopen is None or self.resumed >= MAX_RETRIES or not _broken(e):
                     raise
                 self.resumed += 1
                 self._raw = self._reopen()
