@@ -217,7 +217,7 @@ class FaultProxy:
             try:
                 for line in resp:
                     lines.put(line)
-            except (OSError, ValueError, http.client.HTTPException):
+            except (OSError, ValueError, AttributeError, http.client.HTTPException):  # closed under it
                 pass
             lines.put(None)
 
