@@ -46,7 +46,12 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
         findings += exec_results.get("findings", [])
         skipped += exec_results.get("skipped", [])
     findings, ignored = _split(findings, ignore)
-    skipped += [{"check": f.code, "reason": f"skipped by {rule.source}", "object": f.object} for f, rule in ignored]
+    seen = set()
+    for f, rule in ignored:  # one line per (code, object, rule): a finding told twice is skipped once
+        key = (f.code, _objkey(f.object), rule.source)
+        if key not in seen:
+            seen.add(key)
+            skipped.append({"check": f.code, "reason": f"skipped by {rule.source}", "object": f.object})
     findings = name_symptoms(link_causes(findings))
     return {
         "summary": {"errors": sum(f.severity == "error" for f in findings),

@@ -71,7 +71,9 @@ def status_of(obj: dict) -> str:
     kind = obj.get("kind")
     if kind == "Pod":
         ready = next((c.get("status") for c in st.get("conditions") or [] if c.get("type") == "Ready"), None)
-        return f"{st.get('phase') or 'Unknown'}" + (", ready" if ready == "True" else ", not ready")
+        out = f"{st.get('phase') or 'Unknown'}" + (", ready" if ready == "True" else ", not ready")
+        why = _unplaced(obj) if st.get("phase", "Pending") == "Pending" else None
+        return out + (f": {why}" if why else "")
     parts = []
     if st.get("phase"):
         parts.append(str(st["phase"]))
@@ -82,6 +84,22 @@ def status_of(obj: dict) -> str:
         if c.get("type") in ("Ready", "Available") and not parts:
             parts.append(f"{c['type']}={c.get('status')}" + (f" ({c['reason']})" if c.get("reason") else ""))
     return ", ".join(parts)
+
+
+def _unplaced(pod: dict) -> Optional[str]:
+    """Why a Pending pod has no node, as ``get -o wide`` shows it: its scheduling gates, else the
+    scheduler's PodScheduled condition (Volcano's ``Schedulable`` says the pod alone fits: no reason)."""
+    spec, st = pod.get("spec") or {}, pod.get("status") or {}
+    if spec.get("nodeName"):
+        return None
+    gates = [g.get("name") for g in spec.get("schedulingGates") or [] if g.get("name")]
+    if gates:
+        return f"SchedulingGated ({', '.join(gates)})"
+    cond = next((c for c in st.get("conditions") or [] if c.get("type") == "PodScheduled"), None) or {}
+    if cond.get("status") == "True" or cond.get("reason") == "Schedulable":
+        return None
+    words = cond.get("message") or ""
+    return f"{cond.get('reason')}: {words}" if cond.get("reason") and words else (words or cond.get("reason"))
 
 
 # -- what a pod needs ----------------------------------------------------------------------------------
@@ -173,9 +191,24 @@ def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists:
     # pods of the DGD that no listed object claims (no orchestrator objects, or they are gone)
     for pod in sorted((o for o in objs if o["kind"] == "Pod" and _key(o) not in attached), key=_order):
         root.children.append(_node(pod, "label " + DGD_LABEL + " (no owner listed)", exists))
+    if not root.children:
+        root.status = _unreconciled(dgd, root.status)
     out: TreeRoot = {**root.as_json(), "namespace": meta(dgd).get("namespace") or ""}
     out["needs"] = _needs_summary(pods, exists)
     return out
+
+
+def _unreconciled(dgd: dict, status: str) -> str:
+    """A DGD with nothing under it: the Dynamo operator has made none of its workloads. With no status
+    at all it has not reconciled the DGD (not running, or not watching this namespace); else its Ready
+    condition says why it made nothing."""
+    st = dgd.get("status") or {}
+    if not st:
+        return "no status and nothing created: the Dynamo operator has not reconciled it"
+    ready = next((c for c in st.get("conditions") or [] if c.get("type") == "Ready"), None) or {}
+    said = f': "{ready["message"]}"' if ready.get("message") and ready.get("status") != "True" else ""
+    return (f"{status + '; ' if status else ''}nothing created: the Dynamo operator has not made its workloads"
+            + said)
 
 
 def _key(o: dict) -> str:
