@@ -353,7 +353,8 @@ def format_report(result: dict, wide: bool, color: bool, width: Optional[int] = 
 def format_preflight(doc, width: Optional[int] = None) -> str:
     p = doc["preflight"]
     lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
-             "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
+             "  note  helm not found on $PATH: a dry run needs none; running the plan does (the cluster's Helm "
+             "releases are not read: installed components are judged from detect only)"]
     for c in p.get("checks", []):
         lines.append(f"  {'ok  ' if c['ok'] else 'FAIL'}  {c['check']}: {c['message']}")
     det = p.get("detected") or {}
