@@ -72,6 +72,21 @@ def _is_dynamo_operator(d):
         "app.kubernetes.io/part-of") == "dynamo-operator") and labels.get("control-plane") == "controller-manager"
 
 
+# Webhook configurations a controller's own manager process serves, by the name its chart gives them (or the
+# Service they call): when such a webhook does not answer, that controller is down. LWS v0.9.0
+# (kubernetes-sigs/lws config/webhook, chart templates/webhook/webhook.yaml: lws-{mutating,validating}-
+# webhook-configuration, Service lws-webhook-service; recorded in tests/data/recorded/lws-direct-*).
+CONTROLLER_WEBHOOKS = (("lws-", "lws-webhook-service", "the LWS controller"),)
+
+
+def webhook_controller(config: str, endpoint: str = "") -> Optional[str]:
+    """The controller that serves webhook configuration ``config`` (its endpoint: ``Service ns/name ...``)."""
+    for prefix, service, who in CONTROLLER_WEBHOOKS:
+        if config.startswith(prefix) or f"/{service} " in f"{endpoint} ":
+            return who
+    return None
+
+
 def controller_deployments(deployments: Optional[list]) -> list:
     """The Deployments of the Dynamo operator and of every orchestrator/scheduler controller."""
     matchers = (_is_dynamo_operator, _is_grove, _is_kai_operator, _is_kai_operand, _is_lws, _is_volcano)
