@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import causes
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, held_by, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -130,18 +130,27 @@ def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
     nodes = list((view.index.nodes or {}).values()) if view.index else []
     for c, g in _groups(view):
-        for p in g.pods:
-            words = p.scheduler_words()
-            if not p.scheduled and gpu_short(words):
-                # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
-                big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
-                       if x is not None and x.kind in ("too-big", "not-advertised")]
-                yield _f("insufficient-gpus", "error", p.obj(),
-                         f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
-                         + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
-                            f"{words} (it needs {c.expected['gpusPerPod']} GPUs on one node)"),
-                         big[0].fix if big else "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
-                         "kubectl describe node | grep -A5 Allocated", where=view.where(c.name, g.index))
+        # one finding per group: its other pods short of GPUs are the same shortage, named in it
+        short = [p for p in g.pods if not p.scheduled and gpu_short(p.scheduler_words())]
+        if not short:
+            continue
+        p, rest = short[0], short[1:]
+        words = p.scheduler_words()
+        # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
+        big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
+               if x is not None and x.kind in ("too-big", "not-advertised")]
+        also = (f"; {len(rest)} more pod{'s' if len(rest) > 1 else ''} of the group wait{'' if len(rest) > 1 else 's'} "
+                f"the same way ({', '.join(x.name for x in rest)})" if rest else "")
+        need = c.expected["gpusPerPod"]
+        held = "" if big or not isinstance(need, int) else held_by(view, need, p)
+        yield _f("insufficient-gpus", "error", p.obj(),
+                 f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
+                 + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
+                    f"{words} (it needs {need} GPUs on one node)") + also + held,
+                 big[0].fix if big else "free GPUs (the pods named above hold them), add GPU nodes, or lower "
+                 "nodeCount × GPUs per pod; kubectl dynamo placement shows every node's users",
+                 where=view.where(c.name, g.index))
+
 
 
 def _pending_reason(p) -> str:

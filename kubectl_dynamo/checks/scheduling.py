@@ -245,6 +245,21 @@ def queue_annotation_ignored(view) -> Iterator[Finding]:
         yield _f(view, f["code"], view.obj(), f["message"], f["hint"])
 
 
+def held_by(view, need: int, pending) -> str:
+    """Who holds the GPUs of the nodes that would otherwise fit (model/placement.held_by), computed once a run."""
+    from kubectl_dynamo.model import placement
+
+    if view.index is None or view.index.nodes is None:
+        return ""
+    cached = getattr(view.index, "_placement", None)
+    if cached is None:
+        pods = view.snapshot.pods or []
+        cached = (placement.placement(list(view.index.nodes.values()), pods),
+                  {((x.get("metadata") or {}).get("namespace"), (x.get("metadata") or {}).get("name")): x for x in pods})
+        view.index._placement = cached
+    return placement.held_by(cached[0], need, cached[1], pending.raw)
+
+
 @check("gang-held", scope="dgd")
 def gang_held(view) -> Iterator[Finding]:
     """The gang scheduler holds the whole group back (Volcano PodGroup Pending/Inqueue, KAI
@@ -281,6 +296,9 @@ def gang_held(view) -> Iterator[Finding]:
                    f"queue {(pg.get('spec') or {}).get('queue')}: {'; '.join(_quote(w) for w in words) or 'no condition'})")
         if pod_words:
             msg += f"; the pods say {'; '.join(_quote(w) for w in pod_words[:2])}"
+        need = c.expected.get("gpusPerPod")
+        if isinstance(need, int) and need and (any(gpu_short(w) for w in pod_words) or "NotEnoughResources" in msg):
+            msg += held_by(view, need, waiting[0])  # who holds the GPUs the gang waits for
         msg += grove_words(view, g)
         describe = (f"kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
                     f"{pg['metadata'].get('namespace')} {pg['metadata']['name']}")

@@ -118,7 +118,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     if meta.get("ownerReferences"):
         m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
     sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain", "priorityClassName",
-                                        "serviceAccountName") if spec.get(k)}
+                                        "serviceAccountName", "priority") if spec.get(k)}
     # what the scheduler matches against the nodes (checks/causes.py names the label or taint no node fits)
     # (node and pod affinity, spread, the host ports a pod takes)
     for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "hostNetwork"):

@@ -1,0 +1,97 @@
+"""Who should act, who holds the GPUs, one cause once (issue 36), on states the REAL controllers left
+(tests/data/recorded, PROVENANCE.md). Expectations are computed from the recorded objects (the nodes'
+allocatable, the pods' nodeName and GPU limits, the pods the scheduler left Pending), never from doctor."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from kubectl_dynamo.cluster.recorded import RecordedCluster
+from kubectl_dynamo.commands.doctor import run_doctor
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
+DGD = "nvidia.com/dynamo-graph-deployment-name"
+
+
+def items(state: str, group: str, version: str, plural: str) -> List[dict]:
+    path = RECORDED / state / "resources" / (group or "core") / version / f"{plural}.json"
+    return json.loads(path.read_text())["items"] if path.exists() else []
+
+
+_CACHE: Dict[str, dict] = {}
+
+
+def doctor(state: str) -> dict:
+    if state not in _CACHE:
+        _CACHE[state] = run_doctor(RecordedCluster(str(RECORDED / state)), all_namespaces=True).data
+    return _CACHE[state]
+
+
+def gpus(pod: dict) -> int:
+    return sum(int((c.get("resources") or {}).get("limits", {}).get("nvidia.com/gpu", 0))
+               for c in pod["spec"].get("containers") or [])
+
+
+def expected_holders(state: str, need: int) -> Dict[str, set]:
+    """DGD -> nodes: the bound GPU pods on the schedulable nodes big enough for ``need`` whose free GPUs are
+    fewer than ``need``, read from the recorded nodes and pods."""
+    nodes = {n["metadata"]["name"]: n for n in items(state, "", "v1", "nodes")
+             if int(n["status"].get("allocatable", {}).get("nvidia.com/gpu", 0)) >= need
+             and not n["spec"].get("unschedulable")}
+    used: Dict[str, int] = defaultdict(int)
+    pods = [p for p in items(state, "", "v1", "pods") if p["spec"].get("nodeName") in nodes
+            and p["status"].get("phase") not in ("Succeeded", "Failed") and gpus(p)]
+    for p in pods:
+        used[p["spec"]["nodeName"]] += gpus(p)
+    full = {n for n, node in nodes.items() if int(node["status"]["allocatable"]["nvidia.com/gpu"]) - used[n] < need}
+    out: Dict[str, set] = defaultdict(set)
+    for p in pods:
+        if p["spec"]["nodeName"] in full:
+            out[f"{p['metadata']['namespace']}/{p['metadata']['labels'].get(DGD)}"].add(p["spec"]["nodeName"])
+    return out
+
+
+# (state, code, the pending DGD): insufficient GPUs as the real schedulers reported them
+HOLDERS = [("lws-gang-not-enforced", "insufficient-gpus", "vllm-big"),
+           ("grove-gang-pending", "insufficient-gpus", "vllm-big"),
+           ("grove-gang-pending", "gang-held", "vllm-big"),
+           ("lws-volcano-gang-held", "gang-held", "vllm-big-volcano")]
+
+
+@pytest.mark.parametrize("state, code, dgd", HOLDERS)
+def test_gpu_shortage_names_who_holds_the_gpus(state, code, dgd):
+    (d,) = [x for x in items(state, "nvidia.com", "v1beta1", "dynamographdeployments") if x["metadata"]["name"] == dgd]
+    need = max(gpus({"spec": c["podTemplate"]["spec"]}) for c in d["spec"]["components"] if c.get("multinode"))
+    want = expected_holders(state, need)
+    assert want, "the recording has holders"
+    (f,) = [f for f in doctor(state)["findings"] if f["code"] == code and f["dgd"]["name"] == dgd]
+    for holder, nodes in want.items():
+        assert f"DGD {holder} (" in f["message"] and all(n in f["message"] for n in nodes), (holder, f["message"])
+    # every pod in these recordings has priority 0 (no PriorityClass): preemption cannot free them
+    assert "none has a lower priority than the pending pod's (0): preemption cannot free them" in f["message"]
+    if state.startswith("grove"):  # every KAI pod is in queue dynamo (the operator's default)
+        assert "all are in KAI queue dynamo, the pending pod's own" in f["message"]
+
+
+def test_one_insufficient_gpus_per_group_names_its_other_pods():
+    """grove-gang-pending: KAI left all 5 pods of vllm-big's group Pending for want of GPUs: one finding for the
+    group (not five), naming the other four pods."""
+    state = "grove-gang-pending"
+    pending = sorted(p["metadata"]["name"] for p in items(state, "", "v1", "pods")
+                     if p["metadata"].get("labels", {}).get(DGD) == "vllm-big" and not p["spec"].get("nodeName"))
+    assert len(pending) == 5
+    (f,) = [f for f in doctor(state)["findings"] if f["code"] == "insufficient-gpus"]
+    named = [p for p in pending if p == f["object"]["name"] or p in f["message"]]
+    assert named == pending and "4 more pods of the group wait the same way" in f["message"]
+
+
+@pytest.mark.parametrize("state", ["lws-direct-gpu-too-big", "lws-direct-gpus-not-advertised", "lws-direct-gpu-typo"])
+def test_no_holders_named_when_no_node_could_take_the_pod(state):
+    """A request bigger than every node, GPUs not advertised, a mistyped resource: no pod holds what the pending
+    pod needs, so nobody is named as holding it."""
+    assert not any("are held by" in f["message"] or "is held by" in f["message"] for f in doctor(state)["findings"])
