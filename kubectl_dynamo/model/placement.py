@@ -126,7 +126,7 @@ def blocking_nodes(data: PlacementData, need: int) -> List[GpuNode]:
     return [n for n in data["nodes"] if n["schedulable"] and n["allocatable"] >= need and n["free"] < need]
 
 
-def held_by(data: PlacementData, need: int, pods_by_name: Dict[Tuple[str, str], dict], pending: dict) -> str:
+def held_by(data: PlacementData, need: int, pods_by_name: Dict[tuple, dict], pending: dict) -> str:
     """Who holds the GPUs of the nodes that would otherwise fit a pending pod of ``need`` GPUs (its DGDs,
     namespaces and pods), and whether priority or the gang scheduler's queues could free them: ``; ...`` or ""."""
     nodes = blocking_nodes(data, need)
@@ -159,7 +159,7 @@ def _priority(pod: dict) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _freeable(by_dgd, pods_by_name: Dict[Tuple[str, str], dict], pending: dict) -> str:
+def _freeable(by_dgd, pods_by_name: Dict[tuple, dict], pending: dict) -> str:
     """Whether the scheduler could free them: kube-scheduler (and Volcano and KAI within a queue) preempt only
     pods of a lower priority (kubernetes pkg/scheduler/framework/plugins/defaultpreemption); KAI takes GPUs
     back from another queue only while that queue is over its fair share."""
