@@ -162,6 +162,8 @@ def _pending_reason(p) -> str:
 def gang_partial(view):
     """Part of a group is scheduled while the rest waits, and no gang scheduler enforces the group
     (under an enforced gang a waiting pod is a replacement: group-pending says it)."""
+    # one finding per component and cause: groups that wait for the same named reason are one fault
+    folded: Dict[tuple, list] = {}
     for c, g in _groups(view):
         placed, waiting = g.placed, g.waiting
         if not placed or not waiting or any(gpu_short(p.scheduler_words()) for p in waiting):
@@ -169,14 +171,23 @@ def gang_partial(view):
         gang = enforcement(view, g)
         if gang.enforced:
             continue
-        names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
         found = scheduler_causes(view, waiting)
-        because = f": {'; '.join(x.what for x in found)}" if found else ""
+        because = "; ".join(x.what for x in found)
+        folded.setdefault((c.name, because or g.index), []).append((c, g, gang, found))
+    for (_, because), same in folded.items():
+        c, g, gang, found = same[0]
+        placed, waiting = g.placed, g.waiting
+        names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+        also = [x[1] for x in same[1:]]
+        more = (f"; so do group{'s' if len(also) > 1 else ''} {', '.join(str(x.index) for x in also)} "
+                f"({', '.join(p.name for x in also for p in x.waiting)} wait{'' if len(also) > 1 else 's'}, "
+                "the same reason)" if also else "")
         yield _f("gang-partial", "error", view.obj(),
                  f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                 f"(scheduler {placed[0].scheduler}) while {names} wait{because}; the placed pods hold their GPUs",
+                 f"(scheduler {placed[0].scheduler}) while {names} wait{': ' + because if found else ''}; the placed "
+                 f"pods hold their GPUs" + more,
                  ("".join(f"{x.fix}; " for x in found) or "fix what keeps the waiting pods from scheduling; ")
-                 + gang.fix, where=view.where(c.name, g.index))
+                 + gang.fix, where=view.where(c.name, None if also else g.index))
 
 
 @check("scheduling-gated", scope="dgd")

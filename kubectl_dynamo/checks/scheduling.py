@@ -210,6 +210,8 @@ def gang_not_enforced(view) -> Iterator[Finding]:
         placed, waiting = g.placed, g.waiting
         partial = bool(placed and waiting)
         found = scheduler_causes(view, waiting) if partial else []
+        if found and not any(gpu_short(p.scheduler_words()) for p in waiting):
+            continue  # gang-partial says it, the placement cause first and this gang's fix after it (one cause, once)
         state = (f"{len(placed)} of {len(g.pods)} pods are placed and hold their GPUs while "
                  f"{', '.join(p.name for p in waiting)} wait" if partial else
                  "nothing holds the group together: a shortage places part of it")
