@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
 from kubectl_dynamo.checks import discovery as _discovery_checks  # noqa: F401  (registers the discovery checks)
+from kubectl_dynamo.checks import references as _reference_checks  # noqa: F401  (registers reference-missing)
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks import rollout as _rollout_checks  # noqa: F401  (registers the rollout checks)
 from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
@@ -95,7 +96,7 @@ CAUSES: Dict[str, Tuple[str, ...]] = {
     "gang-partial": ("gang-not-enforced",),
     "insufficient-gpus": ("gang-held", "group-pending", "gang-not-enforced"),
     "leader-not-ready": ("pod-on-unavailable-node", "group-pending"),
-    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing"),
+    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing", "reference-missing"),
     "leader-dns-missing": ("controller-not-reconciling",),
     "scheduler-not-running": ("gang-held", "kai-queue-missing"),  # a scheduler ignores pods of a missing queue
 }

@@ -335,8 +335,19 @@ def build_views(snapshot) -> List[DgdView]:
 
 
 def needed_secrets(views: List[DgdView]) -> set:
-    return {(v.namespace, v.secret_name) for v in views
-            if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
+    """The Secrets doctor reads by name (keys only): the MPI SSH secret of a TRT-LLM multinode DGD, and every
+    Secret the DGDs' pods refer to (volumes, envFrom, valueFrom, imagePullSecrets: checks/references.py)."""
+    from kubectl_dynamo.model.lineage import needs
+
+    out = {(v.namespace, v.secret_name) for v in views
+           if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
+    for v in views:
+        for c in v.components:
+            for g in c.groups.values():
+                for p in g.pods:
+                    out.update((p.namespace, name) for kind, name, optional in needs(p.raw)
+                               if kind == "Secret" and not optional)
+    return out
 
 
 def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:

@@ -110,3 +110,46 @@ def test_a_placement_fault_leads_once_with_its_cause(state, words):
     assert [f["code"] for f in errors] == ["gang-partial"]
     assert words in errors[0]["message"] + errors[0]["hint"]
     assert all(p in errors[0]["message"] for p in waiting)
+
+
+# -- every reference resolved -------------------------------------------------------------------------------
+
+def _without_secret(tmp_path, state: str, secret: str) -> str:
+    """A copy of a real recording with one Secret gone, as `kubectl delete secret` leaves it (the pods that
+    name it keep running: env is read at container start). Edited, not recorded: no recorded state deletes a
+    Secret the pods only read through envFrom (lws-mpi-secret-deleted deletes a mounted one, which
+    ssh-secret-missing reports)."""
+    import shutil
+
+    dest = tmp_path / state
+    shutil.copytree(RECORDED / state, dest)
+    path = dest / "resources" / "core" / "v1" / "secrets.json"
+    doc = json.loads(path.read_text())
+    before = len(doc["items"])
+    doc["items"] = [s for s in doc["items"] if s["metadata"]["name"] != secret]
+    assert len(doc["items"]) < before
+    path.write_text(json.dumps(doc))
+    return str(dest)
+
+
+def test_a_secret_the_pods_read_through_envfrom_that_is_gone_is_named(tmp_path):
+    state = "lws-healthy"
+    readers = sorted(p["metadata"]["name"] for p in items(state, "", "v1", "pods")
+                     if any((e.get("secretRef") or {}).get("name") == "hf-token-secret"
+                            for c in p["spec"]["containers"] for e in c.get("envFrom") or []))
+    assert readers  # the recorded operator copies the DGD's envFrom to every worker pod
+    data = run_doctor(RecordedCluster(_without_secret(tmp_path, state, "hf-token-secret")), all_namespaces=True).data
+    found = [f for f in data["findings"] if f["code"] == "reference-missing"]
+    assert {f["object"]["name"] for f in found} == {"hf-token-secret"}
+    # every pod naming it runs (kwok): it bites at the next restart, a warning
+    assert all(f["severity"] == "warning" and "envFrom" in f["message"] for f in found)
+    named = " ".join(f["message"] for f in found)
+    assert all(p in named or "more" in named for p in readers)
+
+
+@pytest.mark.parametrize("state", ["lws-healthy", "grove-healthy", "lws-direct-healthy", "lws-mpi-secret-deleted",
+                                   "lws-wait-leader-cm-deleted"])
+def test_references_that_exist_or_have_their_own_check_are_silent(state):
+    """Healthy states name only what exists; the deleted MPI secret and wait-leader ConfigMap are reported by
+    ssh-secret-missing and wait-leader-configmap-missing, not a second time."""
+    assert [f for f in doctor(state)["findings"] if f["code"] == "reference-missing"] == []

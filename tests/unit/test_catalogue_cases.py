@@ -690,6 +690,12 @@ DGD: Dict[str, Tuple[Case, Case]] = {
         lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): ["private.key"]}),
         lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): list(b.MPI_KEYS)})),
     "wait-leader-configmap-missing": (lambda: doctor_on(configmaps=[]), lambda: doctor_on()),
+    # a pull secret the worker names, absent (None) or present (its key names) when doctor reads it by name
+    "reference-missing": (
+        lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.imagePullSecrets", [{"name": "regcred"}]),
+                          secrets={("ns", "regcred"): None}),
+        lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.imagePullSecrets", [{"name": "regcred"}]),
+                          secrets={("ns", "regcred"): [".dockerconfigjson"]})),
     "image-mismatch": (
         lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.containers.0.image", b.IMAGE[:-1] + "1")),
         lambda: doctor_on()),
