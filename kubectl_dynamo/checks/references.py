@@ -1,7 +1,7 @@
 """Every name a DGD's pods refer to exists, before the kubelet says otherwise.
 
 A pod names Secrets and ConfigMaps (volumes, ``envFrom``, ``env[].valueFrom``, ``imagePullSecrets``;
-``model/lineage.needs``) that are resolved only when a container starts or an image is pulled: a missing one
+``model/references.needs``) that are resolved only when a container starts or an image is pulled: a missing one
 shows nowhere until the kubelet tries (``CreateContainerConfigError``, ``FailedMount``, an anonymous pull that
 the registry refuses: kubernetes@v1.33 pkg/kubelet/kuberuntime ``FailedToRetrieveImagePullSecret``). doctor
 lists the namespace's ConfigMaps by name and reads each referenced Secret by name (keys only), so it can name
@@ -22,7 +22,7 @@ EFFECT = {"image": "the kubelet pulls its image without it: a private registry r
 @check("reference-missing", scope="dgd")
 def reference_missing(view) -> Iterator[Finding]:
     """A Secret or ConfigMap the DGD's pods name does not exist."""
-    from kubectl_dynamo.model.lineage import needs
+    from kubectl_dynamo.model.references import needs
 
     snap = view.snapshot
     configmaps = None if snap.configmaps is None else {

@@ -33,6 +33,7 @@ from kubectl_dynamo.model.labels import (
     LWS_NAME,
     PART_OF,
 )
+from kubectl_dynamo.model.references import needs
 from kubectl_dynamo.model.views import classify
 
 if TYPE_CHECKING:
@@ -100,55 +101,6 @@ def _unplaced(pod: dict) -> Optional[str]:
         return None
     words = cond.get("message") or ""
     return f"{cond.get('reason')}: {words}" if cond.get("reason") and words else (words or cond.get("reason"))
-
-
-# -- what a pod needs ----------------------------------------------------------------------------------
-
-def needs(pod: dict) -> List[Tuple[str, str, bool]]:
-    """(kind, name, optional) of what a pod cannot start or resolve its group without: its subdomain's
-    headless Service, the ConfigMaps and Secrets it mounts or reads (volumes, env, image pulls), its
-    ServiceAccount, PersistentVolumeClaims and PriorityClass, found the way the pod references them."""
-    spec = pod.get("spec") or {}
-    out: List[Tuple[str, str, bool]] = []
-    if spec.get("subdomain"):
-        out.append(("Service", spec["subdomain"], False))
-    for v in spec.get("volumes") or []:
-        if v.get("configMap"):
-            out.append(("ConfigMap", v["configMap"].get("name"), bool(v["configMap"].get("optional"))))
-        if v.get("secret"):
-            out.append(("Secret", v["secret"].get("secretName"), bool(v["secret"].get("optional"))))
-        for src in (v.get("projected") or {}).get("sources") or []:
-            if src.get("configMap"):
-                out.append(("ConfigMap", src["configMap"].get("name"), bool(src["configMap"].get("optional"))))
-            if src.get("secret"):
-                out.append(("Secret", src["secret"].get("name"), bool(src["secret"].get("optional"))))
-    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
-        for ef in c.get("envFrom") or []:
-            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
-                if ef.get(key):
-                    out.append((kind, ef[key].get("name"), bool(ef[key].get("optional"))))
-        for env in c.get("env") or []:
-            ref = env.get("valueFrom") or {}
-            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
-                if ref.get(key):
-                    out.append((kind, ref[key].get("name"), bool(ref[key].get("optional"))))
-    for s in spec.get("imagePullSecrets") or []:
-        out.append(("Secret", s.get("name"), False))
-    # what admission and the scheduler refuse the pod without (checks/causes.py reads their refusals)
-    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
-    if account and account != "default":  # the namespace's default one always exists
-        out.append(("ServiceAccount", account, False))
-    for v in spec.get("volumes") or []:
-        if (v.get("persistentVolumeClaim") or {}).get("claimName"):
-            out.append(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"], False))
-    if spec.get("priorityClassName"):
-        out.append(("PriorityClass", spec["priorityClassName"], False))
-    seen, unique = set(), []
-    for kind, name, optional in out:
-        if name and (kind, name) not in seen:
-            seen.add((kind, name))
-            unique.append((kind, name, optional))
-    return unique
 
 
 # -- building the tree -------------------------------------------------------------------------------

@@ -172,7 +172,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
 
 
 def _reference_volume(v: dict) -> Optional[dict]:
-    """A configMap, secret or projected volume as the names it refers to (model/lineage.needs reads them)."""
+    """A configMap, secret or projected volume as the names it refers to (model/references.needs reads them)."""
     def ref(src: dict, key: str) -> dict:
         return {k: src[k] for k in (key, "optional") if k in src}
 

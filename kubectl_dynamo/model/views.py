@@ -337,7 +337,7 @@ def build_views(snapshot) -> List[DgdView]:
 def needed_secrets(views: List[DgdView]) -> set:
     """The Secrets doctor reads by name (keys only): the MPI SSH secret of a TRT-LLM multinode DGD, and every
     Secret the DGDs' pods refer to (volumes, envFrom, valueFrom, imagePullSecrets: checks/references.py)."""
-    from kubectl_dynamo.model.lineage import needs
+    from kubectl_dynamo.model.references import needs
 
     out = {(v.namespace, v.secret_name) for v in views
            if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
