@@ -153,3 +153,53 @@ def test_references_that_exist_or_have_their_own_check_are_silent(state):
     """Healthy states name only what exists; the deleted MPI secret and wait-leader ConfigMap are reported by
     ssh-secret-missing and wait-leader-configmap-missing, not a second time."""
     assert [f for f in doctor(state)["findings"] if f["code"] == "reference-missing"] == []
+
+
+# -- tree -------------------------------------------------------------------------------------------------------
+
+def _tree(state: str, name: str) -> dict:
+    from kubectl_dynamo.commands.tree import run_tree
+
+    return run_tree(RecordedCluster(str(RECORDED / state), "llm"), name).data
+
+
+def test_tree_of_a_dgd_the_operator_made_nothing_for_says_so():
+    """grove-queue-missing: the real operator refused to render vllm-q (its KAI queue does not exist) and made
+    no workload; tree says the operator made nothing, in the operator's words from the DGD's Ready condition."""
+    (dgd,) = [d for d in items("grove-queue-missing", "nvidia.com", "v1beta1", "dynamographdeployments")
+              if d["metadata"]["name"] == "vllm-q"]
+    (ready,) = [c for c in dgd["status"]["conditions"] if c["type"] == "Ready"]
+    tree = _tree("grove-queue-missing", "vllm-q")
+    assert tree["children"] == []
+    assert "nothing created: the Dynamo operator has not made its workloads" in tree["status"]
+    assert ready["message"] in tree["status"]
+    # a DGD with children says nothing of the kind
+    assert "nothing created" not in _tree("grove-queue-missing", "vllm-mn")["status"]
+
+
+def test_tree_of_a_dgd_no_operator_reconciled_says_so():
+    """lws-direct-*: the DGD was applied with no operator running (PROVENANCE.md): it has no status at all."""
+    from kubectl_dynamo.model.lineage import build_tree
+
+    (dgd,) = items("lws-direct-healthy", "nvidia.com", "v1beta1", "dynamographdeployments")
+    assert not dgd.get("status")
+    tree = build_tree(dgd, [], [], lambda kind, name: None)
+    assert tree["status"] == "no status and nothing created: the Dynamo operator has not reconciled it"
+
+
+def test_tree_shows_why_a_pending_pod_has_no_node():
+    """lws-cordoned: every node cordoned; each Pending pod shows kube-scheduler's PodScheduled words."""
+    pods = {p["metadata"]["name"]: p for p in items("lws-cordoned", "", "v1", "pods")}
+
+    def walk(node):
+        yield node
+        for child in node["children"]:
+            yield from walk(child)
+
+    shown = {n["name"]: n["status"] for n in walk(_tree("lws-cordoned", "vllm-mn")) if n["kind"] == "Pod"}
+    pending = [n for n in shown if not pods[n]["spec"].get("nodeName")]
+    assert pending
+    for name in pending:
+        (cond,) = [c for c in pods[name]["status"]["conditions"] if c["type"] == "PodScheduled"]
+        assert shown[name] == f"Pending, not ready: {cond['reason']}: {cond['message']}"
+    assert all(s == "Running, ready" for n, s in shown.items() if n not in pending)
