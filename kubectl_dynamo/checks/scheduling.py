@@ -473,23 +473,29 @@ def controller_create_failed(view) -> Iterator[Finding]:
     seen = set()
     for key in sorted(view.lineage, key=str):
         for e in view.index.events.get(key, []):
-            if not CREATE_FAILED.search(e.get("reason") or "") or key in seen:
+            reconcile = _operator_refused(key, e)
+            if not (CREATE_FAILED.search(e.get("reason") or "") or reconcile) or key in seen:
                 continue
             if evidence.superseded(key[0], view.index.objects.get(key)):
                 continue  # the controller has since created everything (its status says so)
-            seen.add(key)
-            who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
-            comp = _canonical(view, _component_of(view, key))
-            group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
             said = e.get("message") or ""
             cause = causes.create_failed(said, key[1] or view.namespace, hooks)
+            if reconcile and (cause is None or not cause.kind.startswith(("webhook", "controller-down"))):
+                continue  # a reconcile error that is no admission refusal (a write conflict): retried at once
+            seen.add(key)
+            who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
+            if reconcile:
+                who = f"{CONTROLLERS[key[0]]} ({who})"
+            comp = _canonical(view, _component_of(view, key))
+            group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
             root: Optional[Cause] = None
             fix = (f"{cause.fix}; " if cause else "fix what refuses the object (the message names it: a "
                    "webhook, a quota, a policy); ") + "the controller retries by itself"
             if cause is not None and cause.kind == "controller-down":
                 # the webhook is the down controller's own: its not acting is the root (when doctor sees it)
                 kind = next((k for k, who in CONTROLLERS.items() if who in cause.what), None)
-                lws = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/name")
+                lws = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/name") or next(
+                    (k[2] for k in view.index.children.get(key, []) if k[0] == "LeaderWorkerSet"), None)
                 if kind == "LeaderWorkerSet" and lws:
                     root = {"code": "controller-not-reconciling",
                             "object": {"kind": kind, "namespace": key[1], "name": lws}}
@@ -506,6 +512,13 @@ def controller_create_failed(view) -> Iterator[Finding]:
 # do: every object of those kinds in every recorded state has one, even a DGD the operator failed to render,
 # grove-queue-missing); one still without any this long after its creation has never been processed.
 NEVER_PROCESSED_AFTER_S = 60
+
+
+def _operator_refused(key, event: dict) -> bool:
+    """The Dynamo operator's ``ReconcileError`` Warning on its DCD or DGD (recorded: lws-rollout-single-node,
+    "Failed to reconcile DynamoComponentDeployment: ..."): its write of a workload failed, the message says why."""
+    return (key[0] in ("DynamoComponentDeployment", "DynamoGraphDeployment")
+            and event.get("reason") == "ReconcileError" and event.get("type") == "Warning")
 
 
 def _stale(obj: dict, now: Optional[str] = None) -> Optional[str]:

@@ -203,3 +203,68 @@ def test_tree_shows_why_a_pending_pod_has_no_node():
         (cond,) = [c for c in pods[name]["status"]["conditions"] if c["type"] == "PodScheduled"]
         assert shown[name] == f"Pending, not ready: {cond['reason']}: {cond['message']}"
     assert all(s == "Running, ready" for n, s in shown.items() if n not in pending)
+
+
+# -- who did not act ------------------------------------------------------------------------------------------
+
+def test_an_operator_reconcile_error_that_is_no_admission_refusal_is_silent():
+    """lws-rollout-single-node: the real operator's ReconcileError Warnings there are write conflicts
+    ("Operation cannot be fulfilled ... the object has been modified"), retried at once: nothing to blame."""
+    for step in ("01", "02", "03"):
+        state = f"lws-rollout-single-node/{step}"
+        said = [e for e in items(state, "", "v1", "events") if e["reason"] == "ReconcileError"]
+        data = run_doctor(RecordedCluster(str(RECORDED / state)), all_namespaces=True).data
+        if said:
+            assert not [f for f in data["findings"] if "ReconcileError" in f["message"]]
+
+
+def _operator_refused_by_lws(tmp_path) -> str:
+    """lws-controller-stopped (the real operator, LWS stopped by SIGSTOP) plus what its recording lacks:
+    LWS v0.9.0's two webhook configurations as lws-direct-controller-stopped recorded them (that recording
+    predates none of the kinds), and one operator ReconcileError Warning on the worker DCD in the operator's
+    own form (copied from lws-rollout-single-node) whose error is the API server's words for LWS's pod
+    webhook not answering (copied from the recorded FailedCreate). Edited, not recorded: no recording here
+    holds the operator's write of a LeaderWorkerSet refused by a stopped LWS (the sandbox build was not ready
+    to record one)."""
+    import shutil
+
+    src = RECORDED / "lws-controller-stopped"
+    dest = tmp_path / "lws-operator-refused"
+    shutil.copytree(src, dest)
+    manifest = json.loads((dest / "manifest.json").read_text())
+    direct = RECORDED / "lws-direct-controller-stopped"
+    for plural in ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"):
+        rel = Path("resources") / "admissionregistration.k8s.io" / "v1" / f"{plural}.json"
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(direct / rel, dest / rel)
+        entry = next(r for r in json.loads((direct / "manifest.json").read_text())["resources"]
+                     if r["resource"] == plural)
+        manifest["resources"].append(entry)
+    (dest / "manifest.json").write_text(json.dumps(manifest))
+    events_path = dest / "resources" / "core" / "v1" / "events.json"
+    events = json.loads(events_path.read_text())
+    failed = next(e for e in events["items"] if e["reason"] == "FailedCreate")
+    (dcd,) = [d for d in items("lws-controller-stopped", "nvidia.com", "v1beta1", "dynamocomponentdeployments")
+              if d["metadata"]["name"].startswith("trtllm-mn-worker")]
+    template = next(e for e in items("lws-rollout-single-node/02", "", "v1", "events") if e["reason"] == "ReconcileError")
+    refusal = "Internal error occurred: " + failed["message"].split("Internal error occurred: ", 1)[1]
+    event = json.loads(json.dumps(template))
+    event["involvedObject"].update(name=dcd["metadata"]["name"], uid=dcd["metadata"]["uid"],
+                                   resourceVersion=dcd["metadata"]["resourceVersion"])
+    event["metadata"]["name"] = dcd["metadata"]["name"] + ".refused"
+    event["message"] = f"Failed to reconcile DynamoComponentDeployment: {refusal}"
+    events["items"].append(event)
+    events_path.write_text(json.dumps(events))
+    return str(dest)
+
+
+def test_the_operators_write_refused_by_the_stopped_lws_blames_lws_not_the_operator(tmp_path):
+    data = run_doctor(RecordedCluster(_operator_refused_by_lws(tmp_path)), all_namespaces=True).data
+    about_dcd = [f for f in data["findings"] if f["object"]["kind"] == "DynamoComponentDeployment"]
+    assert about_dcd and all("the LWS controller is down or hung" in f["message"] for f in about_dcd)
+    assert all(f["hint"].startswith("check the LWS controller's process and logs") for f in about_dcd)
+    # one root: the LWS the operator made, which LWS stopped updating; the refused write is under it
+    roots = [f for f in data["findings"] if f["severity"] == "error" and f["cause"] is None]
+    assert [(f["code"], f["object"]["kind"]) for f in roots] == [("controller-not-reconciling", "LeaderWorkerSet")]
+    # no finding tells the user to restart the operator: it acted
+    assert not any("dynamo-operator" in f["hint"] for f in data["findings"] if f["severity"] == "error")
