@@ -25,7 +25,9 @@ def reference_missing(view) -> Iterator[Finding]:
     from kubectl_dynamo.model.references import needs
 
     snap = view.snapshot
-    configmaps = None if snap.configmaps is None else {
+    unread = any(d.get("resource") == "configmaps" for d in snap.denied) or any(
+        x.get("check") == "configmaps" for x in snap.skipped)  # a required list is [] when it could not be read
+    configmaps = None if snap.configmaps is None or unread else {
         ((c.get("metadata") or {}).get("namespace"), (c.get("metadata") or {}).get("name")) for c in snap.configmaps}
     own = {("Secret", view.secret_name), ("ConfigMap", f"{view.name}-wait-leader-script")}  # their own checks
     missing: Dict[Tuple[str, str, str], List[str]] = {}

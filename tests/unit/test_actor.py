@@ -268,3 +268,20 @@ def test_the_operators_write_refused_by_the_stopped_lws_blames_lws_not_the_opera
     assert [(f["code"], f["object"]["kind"]) for f in roots] == [("controller-not-reconciling", "LeaderWorkerSet")]
     # no finding tells the user to restart the operator: it acted
     assert not any("dynamo-operator" in f["hint"] for f in data["findings"] if f["severity"] == "error")
+
+
+def test_configmaps_that_may_not_be_listed_are_never_called_missing(tmp_path):
+    """lws-wait-leader-cm-deleted's pods name ConfigMaps; with ConfigMaps forbidden (as a recording taken without
+    that permission holds them) doctor cannot know, and reference-missing says nothing of them."""
+    import shutil
+
+    dest = tmp_path / "no-configmaps"
+    shutil.copytree(RECORDED / "lws-healthy", dest)
+    manifest = json.loads((dest / "manifest.json").read_text())
+    manifest["resources"] = [r for r in manifest["resources"] if r["resource"] != "configmaps"]
+    manifest["forbidden"] = [{"group": "", "version": "v1", "resource": "configmaps",
+                              "reason": 'configmaps is forbidden: User "doctor" cannot list resource "configmaps"'}]
+    (dest / "manifest.json").write_text(json.dumps(manifest))
+    data = run_doctor(RecordedCluster(str(dest)), all_namespaces=True).data
+    assert any(f["code"] == "permission-denied" and "configmaps" in f["message"] for f in data["findings"])
+    assert not [f for f in data["findings"] if f["code"] == "reference-missing"]
