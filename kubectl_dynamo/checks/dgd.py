@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import causes
+from kubectl_dynamo.checks.references import configmaps_unread
 from kubectl_dynamo.checks.registry import Finding, check
 from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, held_by, scheduler_causes
 from kubectl_dynamo.operator import api
@@ -339,8 +340,8 @@ def wait_leader_configmap(view):
     """vLLM mp workers mount <dgd>-wait-leader-script; without it they never start."""
     needs = any(any(ic.get("name") == WAIT_LEADER_INIT for ic in (c.expected_role("worker") or {})
                     .get("podSpec", {}).get("initContainers") or []) for c in _multinode(view))
-    if not needs:
-        return
+    if not needs or configmaps_unread(view.snapshot):
+        return  # ConfigMaps could not be listed: permission-denied says so, nothing is known to be missing
     name = f"{view.name}-wait-leader-script"
     present = any(cm["metadata"]["name"] == name and cm["metadata"].get("namespace") == view.namespace
                   for cm in view.snapshot.configmaps)

@@ -19,15 +19,19 @@ EFFECT = {"image": "the kubelet pulls its image without it: a private registry r
           "start": "a container that (re)starts cannot: CreateContainerConfigError / FailedMount"}
 
 
+def configmaps_unread(snap) -> bool:
+    """ConfigMaps could not be listed: the snapshot's required list is [] then, which proves nothing missing."""
+    return any(d.get("resource") == "configmaps" for d in snap.denied) or any(
+        x.get("check") == "configmaps" for x in snap.skipped)
+
+
 @check("reference-missing", scope="dgd")
 def reference_missing(view) -> Iterator[Finding]:
     """A Secret or ConfigMap the DGD's pods name does not exist."""
     from kubectl_dynamo.model.references import needs
 
     snap = view.snapshot
-    unread = any(d.get("resource") == "configmaps" for d in snap.denied) or any(
-        x.get("check") == "configmaps" for x in snap.skipped)  # a required list is [] when it could not be read
-    configmaps = None if snap.configmaps is None or unread else {
+    configmaps = None if snap.configmaps is None or configmaps_unread(snap) else {
         ((c.get("metadata") or {}).get("namespace"), (c.get("metadata") or {}).get("name")) for c in snap.configmaps}
     own = {("Secret", view.secret_name), ("ConfigMap", f"{view.name}-wait-leader-script")}  # their own checks
     missing: Dict[Tuple[str, str, str], List[str]] = {}
