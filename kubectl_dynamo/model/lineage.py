@@ -154,6 +154,9 @@ def _unreconciled(dgd: dict, status: str) -> str:
     """A DGD with nothing under it: the Dynamo operator has made none of its workloads. With no status
     at all it has not reconciled the DGD (not running, or not watching this namespace); else its Ready
     condition says why it made nothing."""
+    comps = [c for c in (dgd.get("spec") or {}).get("components") or [] if isinstance(c, dict)]
+    if comps and all(c.get("replicas") == 0 for c in comps):
+        return status  # every component scaled to zero: nothing is wanted
     st = dgd.get("status") or {}
     if not st:
         return "no status and nothing created: the Dynamo operator has not reconciled it"

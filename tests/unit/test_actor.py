@@ -185,6 +185,11 @@ def test_tree_of_a_dgd_no_operator_reconciled_says_so():
     assert not dgd.get("status")
     tree = build_tree(dgd, [], [], lambda kind, name: None)
     assert tree["status"] == "no status and nothing created: the Dynamo operator has not reconciled it"
+    # scaled to zero, nothing is wanted: nothing to say
+    zero = json.loads(json.dumps(dgd))
+    for c in zero["spec"]["components"]:
+        c["replicas"] = 0
+    assert build_tree(zero, [], [], lambda kind, name: None)["status"] == ""
 
 
 def test_tree_shows_why_a_pending_pod_has_no_node():
