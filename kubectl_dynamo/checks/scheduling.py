@@ -658,10 +658,13 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
             continue  # that kind was not read: nothing to say
         for name in st.get("componentNames") or []:
             if (kind, view.namespace, name) not in view.index.objects:
+                key = ("DynamoGraphDeployment", view.namespace, view.name)
+                blamed, why = _who_did_not_act(view, key, view.raw) if kind == "LeaderWorkerSet" else (key[0], "")
                 yield Finding("controller-not-reconciling", "error",
                               f"the DGD's status names {kind} {name} for component {comp}, and it does not exist: "
-                              f"{CONTROLLERS.get('DynamoGraphDeployment')} has not recreated it",
-                              _restart(view, "DynamoGraphDeployment", "logs") + "; or re-apply the DGD",
+                              + (f"{CONTROLLERS[key[0]]} has not recreated it" if blamed == key[0] else
+                                 f"{CONTROLLERS[key[0]]} cannot create it" + why) + _evidence(view, blamed),
+                              _restart(view, blamed, "logs") + ("; or re-apply the DGD" if blamed == key[0] else ""),
                               object={"kind": kind, "namespace": view.namespace, "name": name},
                               where=view.where(_canonical(view, comp)))
 

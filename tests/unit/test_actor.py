@@ -291,3 +291,19 @@ def test_configmaps_that_may_not_be_listed_are_never_called_missing(tmp_path):
     data = run_doctor(RecordedCluster(str(dest)), all_namespaces=True).data
     assert any(f["code"] == "permission-denied" and "configmaps" in f["message"] for f in data["findings"])
     assert not [f for f in data["findings"] if f["code"] in ("reference-missing", "wait-leader-configmap-missing")]
+
+
+def test_a_leaderworkerset_the_stopped_lws_refused_is_not_blamed_on_the_operator(tmp_path):
+    """As above, and the LeaderWorkerSet the DGD's status names is gone (the operator's re-create refused by
+    LWS's own webhook, as during a scale with LWS stopped): the DGD-status finding says the operator cannot
+    create it because LWS is down, and restarts LWS, not the operator."""
+    state = Path(_operator_refused_by_lws(tmp_path))
+    path = state / "resources" / "leaderworkerset.x-k8s.io" / "v1" / "leaderworkersets.json"
+    doc = json.loads(path.read_text())
+    gone = [o["metadata"]["name"] for o in doc["items"] if o["metadata"]["name"].startswith("trtllm-mn-worker")]
+    doc["items"] = [o for o in doc["items"] if o["metadata"]["name"] not in gone]
+    path.write_text(json.dumps(doc))
+    data = run_doctor(RecordedCluster(str(state)), all_namespaces=True).data
+    (f,) = [f for f in data["findings"] if f["code"] == "controller-not-reconciling" and f["object"]["name"] in gone]
+    assert "the Dynamo operator cannot create it because the LWS controller is down" in f["message"]
+    assert f["hint"].startswith("check the LWS controller's") and "re-apply" not in f["hint"]
