@@ -142,10 +142,13 @@ def held_by(data: PlacementData, need: int, pods_by_name: Dict[tuple, dict], pen
                 other += u["gpus"]
         other += n["allocatable"] - n["free"] - sum(u["gpus"] for u in n["users"])  # pods doctor did not read
     parts = []
+    meta = pending.get("metadata") or {}
+    mine = (meta.get("namespace"), (meta.get("labels") or {}).get(DGD_LABEL))
     for (ns, dgd), held in sorted(by_dgd.items()):
         gpus = sum(u["gpus"] for _, u in held)
         where = sorted({node for node, _ in held})
-        parts.append(f"DGD {ns}/{dgd} ({len(held)} pods, {gpus} GPUs on {', '.join(where)})")
+        own = ", its own placed pods" if (ns, dgd) == mine else ""
+        parts.append(f"DGD {ns}/{dgd} ({len(held)} pods{own}, {gpus} GPUs on {', '.join(where)})")
     if other > 0:
         parts.append(f"other pods ({other} GPUs)")
     text = (f"; the {len(nodes)} node{'s' if len(nodes) > 1 else ''} with {need}+ allocatable GPUs "

@@ -72,6 +72,9 @@ def test_gpu_shortage_names_who_holds_the_gpus(state, code, dgd):
     (f,) = [f for f in doctor(state)["findings"] if f["code"] == code and f["dgd"]["name"] == dgd]
     for holder, nodes in want.items():
         assert f"DGD {holder} (" in f["message"] and all(n in f["message"] for n in nodes), (holder, f["message"])
+        # a gang not enforced holds GPUs with its own placed pods: said as such
+        said = f["message"].split(f"DGD {holder} (")[1].split(")")[0]
+        assert ("its own placed pods" in said) == (holder == f"llm/{dgd}"), said
     # every pod in these recordings has priority 0 (no PriorityClass): preemption cannot free them
     assert "none has a lower priority than the pending pod's (0): preemption cannot free them" in f["message"]
     if state.startswith("grove"):  # every KAI pod is in queue dynamo (the operator's default)
