@@ -37,6 +37,9 @@ class Facts:
     nodes: Optional[list] = None
     operator_config: Optional[dict] = None  # parsed config.yaml of the Dynamo operator
     dgd_crd_served: Optional[bool] = None
+    # the fields of spec.components[] in the served DGD CRD's v1beta1 schema, read (doctor) only when the operator
+    # is one whose fields a CRD may lack (model/views.read_dgd_fields); None: not read, or no schema to read
+    dgd_component_fields: Optional[List[str]] = None
     unknown: Dict[str, str] = field(default_factory=dict)  # what could not be read -> why
 
 

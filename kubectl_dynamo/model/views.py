@@ -407,5 +407,32 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
+    read_dgd_fields(cluster, snap)
     return snap, views
+
+
+def read_dgd_fields(cluster, snap) -> None:
+    """One GET of the DGD CRD when the operator writes fields a CRD of an older chart lacks (``roles`` since
+    operator 1.6.0, operator/api.ROLE_TEMPLATES_SINCE; Helm never upgrades a chart's CRDs): the field names of
+    ``spec.components[]`` it serves, in ``snap.facts.dgd_component_fields``."""
+    from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Unauthorized
+    from kubectl_dynamo.model.platform import find_dynamo_operator, operator_version
+    from kubectl_dynamo.operator import api, versions
+
+    op = find_dynamo_operator(snap.facts.deployments)
+    version = operator_version(op) if op is not None else None
+    if not version or not versions.at_least(version, api.ROLE_TEMPLATES_SINCE):
+        return
+    try:
+        crd = cluster.get(kinds.by_kind("CustomResourceDefinition").path(name="dynamographdeployments.nvidia.com"))
+    except (ClusterUnreachable, Unauthorized):
+        raise
+    except DynamoError as e:
+        snap.skipped.append({"check": "crd-behind-operator", "reason": e.message})
+        return
+    served: dict = next((v for v in (crd.get("spec") or {}).get("versions") or [] if v.get("name") == kinds.DGD.version),
+                        {})
+    spec = (((served.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}).get("spec") or {}
+    item = (((spec.get("properties") or {}).get("components") or {}).get("items") or {}).get("properties")
+    snap.facts.dgd_component_fields = sorted(item) if isinstance(item, dict) else None
 

@@ -310,3 +310,49 @@ def test_a_leaderworkerset_the_stopped_lws_refused_is_not_blamed_on_the_operator
     (f,) = [f for f in data["findings"] if f["code"] == "controller-not-reconciling" and f["object"]["name"] in gone]
     assert "the Dynamo operator cannot create it because the LWS controller is down" in f["message"]
     assert f["hint"].startswith("check the LWS controller's") and "re-apply" not in f["hint"]
+
+
+# -- the served CRD against the operator --------------------------------------------------------------------------
+
+def _operator_at(tmp_path, version: str, whole_crd: bool) -> str:
+    """lws-healthy with its operator stand-in's --operator-version edited to ``version`` and (``whole_crd``) the
+    recorded DGD CRD (reduced by the recorder to names and versions) replaced by the whole CRD of the same operator
+    commit (kubectl_dynamo/data/crds, chart 1.5.0: no components[].roles), as the sandbox served it. Edited."""
+    import shutil
+
+    import yaml
+
+    dest = tmp_path / f"op-{version}"
+    shutil.copytree(RECORDED / "lws-healthy", dest)
+    deps = dest / "resources" / "apps" / "v1" / "deployments.json"
+    text = deps.read_text()
+    assert "--operator-version=1.5.0" in text
+    deps.write_text(text.replace("--operator-version=1.5.0", f"--operator-version={version}"))
+    if whole_crd:
+        crds = dest / "resources" / "apiextensions.k8s.io" / "v1" / "customresourcedefinitions.json"
+        doc = json.loads(crds.read_text())
+        whole = yaml.load((Path(__file__).resolve().parents[2] / "kubectl_dynamo" / "data" / "crds" /
+                           "nvidia.com_dynamographdeployments.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        doc["items"] = [whole if o["metadata"]["name"] == whole["metadata"]["name"] else o for o in doc["items"]]
+        crds.write_text(json.dumps(doc))
+    return str(dest)
+
+
+def test_a_crd_without_roles_under_a_1_6_operator_is_named(tmp_path):
+    cluster = RecordedCluster(_operator_at(tmp_path, "1.6.0", whole_crd=True))
+    data = run_doctor(cluster, all_namespaces=True).data
+    (f,) = [f for f in data["findings"] if f["code"] == "crd-behind-operator"]
+    assert f["severity"] == "error" and "spec.components[].roles" in f["message"] and "1.6.0" in f["message"]
+    assert "kubectl apply --server-side" in f["hint"]
+
+
+@pytest.mark.parametrize("version, whole", [("1.5.0", True), ("1.6.0", False)])
+def test_a_crd_that_matches_or_cannot_be_read_says_nothing(tmp_path, version, whole):
+    """Operator 1.5.0 with its own CRD: not even read (no request); 1.6.0 with a CRD whose schema the recording
+    does not hold: unknown, nothing said."""
+    cluster = RecordedCluster(_operator_at(tmp_path, version, whole_crd=whole))
+    data = run_doctor(cluster, all_namespaces=True).data
+    assert not [f for f in data["findings"] if f["code"] == "crd-behind-operator"]
+    base = RecordedCluster(str(RECORDED / "lws-healthy"))
+    run_doctor(base, all_namespaces=True)
+    assert cluster.requests == base.requests + (0 if version == "1.5.0" else 1)
