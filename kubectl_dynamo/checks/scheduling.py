@@ -637,8 +637,15 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
     objs = [(("DynamoGraphDeployment", view.namespace, view.name), view.raw)]
     objs += [(k, view.index.objects[k]) for k in sorted(view.lineage, key=str)
              if k[0] in CONTROLLERS and k in view.index.objects and not (k[0] in GROVE_PARTS and rolling)]
+    now = view.snapshot.taken_at
+    # a LeaderWorkerSet behind its spec: the operator wrote it and LWS did not act. The operator's own objects
+    # above it then wait on LWS: one cause, said once, on the LeaderWorkerSet
+    lws_behind = {k for k, o in objs if k[0] == "LeaderWorkerSet" and _stale(o, now)}
     for key, obj in objs:
-        stale = _stale(obj, view.snapshot.taken_at)
+        stale = _stale(obj, now)
+        if stale and lws_behind and (key[0] == "DynamoGraphDeployment" or (
+                key[0] == "DynamoComponentDeployment" and set(view.index.children.get(key, [])) & lws_behind)):
+            continue
         if stale:
             blamed, why = _who_did_not_act(view, key, obj)
             yield Finding("controller-not-reconciling", "error",

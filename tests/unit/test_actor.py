@@ -356,3 +356,28 @@ def test_a_crd_that_matches_or_cannot_be_read_says_nothing(tmp_path, version, wh
     base = RecordedCluster(str(RECORDED / "lws-healthy"))
     run_doctor(base, all_namespaces=True)
     assert cluster.requests == base.requests + (0 if version == "1.5.0" else 1)
+
+
+def test_a_scale_lws_has_not_acted_on_blames_lws_once(tmp_path):
+    """lws-healthy with the operator's scale written and not acted on by LWS: the trtllm-mn DCD and its
+    LeaderWorkerSet one generation ahead of what their controllers observed (as the operator leaves them when it
+    wrote the new replicas and LWS is stopped). Edited from the recording (generation bumped by one on both),
+    not recorded. Expected: LWS blamed on the LeaderWorkerSet, the operator's DCD not blamed (it acted)."""
+    import shutil
+
+    dest = tmp_path / "scaled"
+    shutil.copytree(RECORDED / "lws-healthy", dest)
+    for group, plural, prefix in (("nvidia.com", "dynamocomponentdeployments", "trtllm-mn-worker"),
+                                  ("leaderworkerset.x-k8s.io", "leaderworkersets", "trtllm-mn-worker")):
+        path = dest / "resources" / group / ("v1beta1" if group == "nvidia.com" else "v1") / f"{plural}.json"
+        doc = json.loads(path.read_text())
+        for o in doc["items"]:
+            if o["metadata"]["name"].startswith(prefix):
+                assert o["status"]["observedGeneration"] == o["metadata"]["generation"]
+                o["metadata"]["generation"] += 1
+        path.write_text(json.dumps(doc))
+    data = run_doctor(RecordedCluster(str(dest)), all_namespaces=True).data
+    blamed = [f for f in data["findings"] if f["code"] == "controller-not-reconciling"]
+    assert [f["object"]["kind"] for f in blamed] == ["LeaderWorkerSet"]
+    assert "the LWS controller has not acted" in blamed[0]["message"]
+    assert not any("Dynamo operator" in f["message"] and f["severity"] == "error" for f in data["findings"])
