@@ -519,6 +519,14 @@ def create_failed(message: str, namespace: str, webhooks: Optional[Webhooks] = N
                          f"({m['error'].strip()}), and its failurePolicy refuses the object meanwhile",
                          f"bring back the server{' at ' + url if url else ''}, or delete webhook {m['name']} from "
                          f"the webhook configuration that declares it ({FIND_WEBHOOK})", "webhook-down")
+        if hook.controller:  # the controller's own process serves it: it is down or hung, not the webhook alone
+            return Cause(f"admission webhook {m['name']} of {hook.holder} (failurePolicy {hook.policy}) is served by "
+                         f"{hook.controller}'s own process at {hook.endpoint}{hook.state}; it does not answer "
+                         f"({m['error'].strip()}): {hook.controller} is down or hung, and failurePolicy {hook.policy} "
+                         "refuses the object meanwhile",
+                         f"bring {hook.controller} back (its manager process serves {hook.holder}): restart it and "
+                         f"read its log; do not delete {hook.holder}, it comes back with the controller",
+                         "controller-down")
         return Cause(f"admission webhook {m['name']} of {hook.holder} (failurePolicy {hook.policy}) calls "
                      f"{hook.endpoint}{hook.state}; it does not answer ({m['error'].strip()}), and failurePolicy "
                      f"{hook.policy} refuses the object meanwhile",
@@ -566,6 +574,13 @@ class Hook:
     @property
     def holder(self) -> str:
         return f"{self.kind} {self.config}"
+
+    @property
+    def controller(self) -> Optional[str]:
+        """The controller whose own process serves this webhook (model/platform.CONTROLLER_WEBHOOKS)."""
+        from kubectl_dynamo.model.platform import webhook_controller
+
+        return webhook_controller(self.config, self.endpoint)
 
 
 def webhook(name: str, webhooks: Optional[Webhooks]) -> Optional[Hook]:

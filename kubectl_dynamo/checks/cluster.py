@@ -44,6 +44,23 @@ def permission_denied(view: ClusterView):
                "grant read access (see docs/rbac/) or run as a user who may read it")
 
 
+@check("crd-behind-operator")
+def crd_behind_operator(view: ClusterView):
+    """The served DGD CRD lacks a field the running operator version reads and writes."""
+    from kubectl_dynamo.operator import api
+
+    fields = view.facts.dgd_component_fields
+    version = view.operator.get("version")
+    if fields is None or not version or not versions.at_least(version, api.ROLE_TEMPLATES_SINCE) or "roles" in fields:
+        return
+    yield (f"the served DynamoGraphDeployment CRD has no spec.components[].roles, which operator {version} reads "
+           "and writes (since 1.6.0): the API server drops or refuses it (strict field validation: unknown field "
+           "\"spec.components[N].roles\"): the CRDs were not upgraded with the operator (Helm never upgrades a "
+           "chart's CRDs)",
+           f"apply the CRDs of operator {version}'s chart (helm pull the dynamo-platform chart of that version, then "
+           "kubectl apply --server-side -f its crds/), then re-apply the DGDs")
+
+
 @check("kubernetes-too-old")
 def kubernetes_too_old(view: ClusterView):
     """The API server is older than Dynamo supports."""

@@ -9,8 +9,9 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.checks import causes
+from kubectl_dynamo.checks.references import configmaps_unread
 from kubectl_dynamo.checks.registry import Finding, check
-from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, scheduler_causes
+from kubectl_dynamo.checks.scheduling import enforcement, gpu_short, held_by, scheduler_causes
 from kubectl_dynamo.operator import api
 
 if TYPE_CHECKING:  # doctor imports this module to register its checks
@@ -130,18 +131,27 @@ def insufficient_gpus(view):
     """Pods stay Pending because no node has enough free nvidia.com/gpu."""
     nodes = list((view.index.nodes or {}).values()) if view.index else []
     for c, g in _groups(view):
-        for p in g.pods:
-            words = p.scheduler_words()
-            if not p.scheduled and gpu_short(words):
-                # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
-                big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
-                       if x is not None and x.kind in ("too-big", "not-advertised")]
-                yield _f("insufficient-gpus", "error", p.obj(),
-                         f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
-                         + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
-                            f"{words} (it needs {c.expected['gpusPerPod']} GPUs on one node)"),
-                         big[0].fix if big else "free GPUs, add GPU nodes, or lower nodeCount × GPUs per pod; "
-                         "kubectl describe node | grep -A5 Allocated", where=view.where(c.name, g.index))
+        # one finding per group: its other pods short of GPUs are the same shortage, named in it
+        short = [p for p in g.pods if not p.scheduled and gpu_short(p.scheduler_words())]
+        if not short:
+            continue
+        p, rest = short[0], short[1:]
+        words = p.scheduler_words()
+        # only the resources the scheduler says are short can be too big (causes.unschedulable's last parser)
+        big = [x for x in (causes.insufficient_cause(r, p.spec, nodes) for r in causes.insufficient(words))
+               if x is not None and x.kind in ("too-big", "not-advertised")]
+        also = (f"; {len(rest)} more pod{'s' if len(rest) > 1 else ''} of the group wait{'' if len(rest) > 1 else 's'} "
+                f"the same way ({', '.join(x.name for x in rest)})" if rest else "")
+        need = c.expected["gpusPerPod"]
+        held = "" if big or not isinstance(need, int) else held_by(view, need, p)
+        yield _f("insufficient-gpus", "error", p.obj(),
+                 f"{p.role} rank {p.rank} of {c.name} group {g.index} is Pending: "
+                 + (f"{big[0].what}; the scheduler says \"{words}\"" if big else
+                    f"{words} (it needs {need} GPUs on one node)") + also + held,
+                 big[0].fix if big else "free GPUs (the pods named above hold them), add GPU nodes, or lower "
+                 "nodeCount × GPUs per pod; kubectl dynamo placement shows every node's users",
+                 where=view.where(c.name, g.index))
+
 
 
 def _pending_reason(p) -> str:
@@ -153,6 +163,8 @@ def _pending_reason(p) -> str:
 def gang_partial(view):
     """Part of a group is scheduled while the rest waits, and no gang scheduler enforces the group
     (under an enforced gang a waiting pod is a replacement: group-pending says it)."""
+    # one finding per component and cause: groups that wait for the same named reason are one fault
+    folded: Dict[tuple, list] = {}
     for c, g in _groups(view):
         placed, waiting = g.placed, g.waiting
         if not placed or not waiting or any(gpu_short(p.scheduler_words()) for p in waiting):
@@ -160,14 +172,23 @@ def gang_partial(view):
         gang = enforcement(view, g)
         if gang.enforced:
             continue
-        names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
         found = scheduler_causes(view, waiting)
-        because = f": {'; '.join(x.what for x in found)}" if found else ""
+        because = "; ".join(x.what for x in found)
+        folded.setdefault((c.name, because or g.index), []).append((c, g, gang, found))
+    for (_, because), same in folded.items():
+        c, g, gang, found = same[0]
+        placed, waiting = g.placed, g.waiting
+        names = ", ".join(f"{p.name} ({_pending_reason(p)})" for p in waiting)
+        also = [x[1] for x in same[1:]]
+        more = (f"; so do group{'s' if len(also) > 1 else ''} {', '.join(str(x.index) for x in also)} "
+                f"({', '.join(p.name for x in also for p in x.waiting)} wait{'' if len(also) > 1 else 's'}, "
+                "the same reason)" if also else "")
         yield _f("gang-partial", "error", view.obj(),
                  f"component {c.name} group {g.index}: {len(placed)} of {len(g.pods)} pods are scheduled "
-                 f"(scheduler {placed[0].scheduler}) while {names} wait{because}; the placed pods hold their GPUs",
+                 f"(scheduler {placed[0].scheduler}) while {names} wait{': ' + because if found else ''}; the placed "
+                 f"pods hold their GPUs" + more,
                  ("".join(f"{x.fix}; " for x in found) or "fix what keeps the waiting pods from scheduling; ")
-                 + gang.fix, where=view.where(c.name, g.index))
+                 + gang.fix, where=view.where(c.name, None if also else g.index))
 
 
 @check("scheduling-gated", scope="dgd")
@@ -319,8 +340,8 @@ def wait_leader_configmap(view):
     """vLLM mp workers mount <dgd>-wait-leader-script; without it they never start."""
     needs = any(any(ic.get("name") == WAIT_LEADER_INIT for ic in (c.expected_role("worker") or {})
                     .get("podSpec", {}).get("initContainers") or []) for c in _multinode(view))
-    if not needs:
-        return
+    if not needs or configmaps_unread(view.snapshot):
+        return  # ConfigMaps could not be listed: permission-denied says so, nothing is known to be missing
     name = f"{view.name}-wait-leader-script"
     present = any(cm["metadata"]["name"] == name and cm["metadata"].get("namespace") == view.namespace
                   for cm in view.snapshot.configmaps)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 from kubectl_dynamo.checks import cluster as cluster_checks
 from kubectl_dynamo.checks import dgd as _dgd_checks  # noqa: F401  (registers the per-DGD checks)
 from kubectl_dynamo.checks import discovery as _discovery_checks  # noqa: F401  (registers the discovery checks)
+from kubectl_dynamo.checks import references as _reference_checks  # noqa: F401  (registers reference-missing)
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks import rollout as _rollout_checks  # noqa: F401  (registers the rollout checks)
 from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
@@ -46,7 +47,12 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
         findings += exec_results.get("findings", [])
         skipped += exec_results.get("skipped", [])
     findings, ignored = _split(findings, ignore)
-    skipped += [{"check": f.code, "reason": f"skipped by {rule.source}", "object": f.object} for f, rule in ignored]
+    seen = set()
+    for f, rule in ignored:  # one line per (code, object, rule): a finding told twice is skipped once
+        key = (f.code, _objkey(f.object), rule.source)
+        if key not in seen:
+            seen.add(key)
+            skipped.append({"check": f.code, "reason": f"skipped by {rule.source}", "object": f.object})
     findings = name_symptoms(link_causes(findings))
     return {
         "summary": {"errors": sum(f.severity == "error" for f in findings),
@@ -90,7 +96,7 @@ CAUSES: Dict[str, Tuple[str, ...]] = {
     "gang-partial": ("gang-not-enforced",),
     "insufficient-gpus": ("gang-held", "group-pending", "gang-not-enforced"),
     "leader-not-ready": ("pod-on-unavailable-node", "group-pending"),
-    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing"),
+    "failed-mount": ("ssh-secret-missing", "wait-leader-configmap-missing", "reference-missing"),
     "leader-dns-missing": ("controller-not-reconciling",),
     "scheduler-not-running": ("gang-held", "kai-queue-missing"),  # a scheduler ignores pods of a missing queue
 }

@@ -210,6 +210,8 @@ def gang_not_enforced(view) -> Iterator[Finding]:
         placed, waiting = g.placed, g.waiting
         partial = bool(placed and waiting)
         found = scheduler_causes(view, waiting) if partial else []
+        if found and not any(gpu_short(p.scheduler_words()) for p in waiting):
+            continue  # gang-partial says it, the placement cause first and this gang's fix after it (one cause, once)
         state = (f"{len(placed)} of {len(g.pods)} pods are placed and hold their GPUs while "
                  f"{', '.join(p.name for p in waiting)} wait" if partial else
                  "nothing holds the group together: a shortage places part of it")
@@ -243,6 +245,21 @@ def queue_annotation_ignored(view) -> Iterator[Finding]:
     for f in webhook.queue_annotation_ignored(ex.get("orchestrator"), ex.get("scheduler"), annotations, gets=gets,
                                               namespace=view.namespace, dgd=view.name):
         yield _f(view, f["code"], view.obj(), f["message"], f["hint"])
+
+
+def held_by(view, need: int, pending) -> str:
+    """Who holds the GPUs of the nodes that would otherwise fit (model/placement.held_by), computed once a run."""
+    from kubectl_dynamo.model import placement
+
+    if view.index is None or view.index.nodes is None:
+        return ""
+    cached = getattr(view.index, "_placement", None)
+    if cached is None:
+        pods = view.snapshot.pods or []
+        cached = (placement.placement(list(view.index.nodes.values()), pods),
+                  {((x.get("metadata") or {}).get("namespace"), (x.get("metadata") or {}).get("name")): x for x in pods})
+        view.index._placement = cached
+    return placement.held_by(cached[0], need, cached[1], pending.raw)
 
 
 @check("gang-held", scope="dgd")
@@ -281,6 +298,9 @@ def gang_held(view) -> Iterator[Finding]:
                    f"queue {(pg.get('spec') or {}).get('queue')}: {'; '.join(_quote(w) for w in words) or 'no condition'})")
         if pod_words:
             msg += f"; the pods say {'; '.join(_quote(w) for w in pod_words[:2])}"
+        need = c.expected.get("gpusPerPod")
+        if isinstance(need, int) and need and (any(gpu_short(w) for w in pod_words) or "NotEnoughResources" in msg):
+            msg += held_by(view, need, waiting[0])  # who holds the GPUs the gang waits for
         msg += grove_words(view, g)
         describe = (f"kubectl describe podgroups.{pg.get('apiVersion', '/').split('/')[0]} -n "
                     f"{pg['metadata'].get('namespace')} {pg['metadata']['name']}")
@@ -453,30 +473,64 @@ def controller_create_failed(view) -> Iterator[Finding]:
     seen = set()
     for key in sorted(view.lineage, key=str):
         for e in view.index.events.get(key, []):
-            if not CREATE_FAILED.search(e.get("reason") or "") or key in seen:
+            reconcile = _operator_refused(key, e)
+            if not (CREATE_FAILED.search(e.get("reason") or "") or reconcile) or key in seen:
                 continue
             if evidence.superseded(key[0], view.index.objects.get(key)):
                 continue  # the controller has since created everything (its status says so)
-            seen.add(key)
-            who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
-            comp = _canonical(view, _component_of(view, key))
-            group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
             said = e.get("message") or ""
             cause = causes.create_failed(said, key[1] or view.namespace, hooks)
+            if reconcile and (cause is None or not cause.kind.startswith(("webhook", "controller-down"))):
+                continue  # a reconcile error that is no admission refusal (a write conflict): retried at once
+            seen.add(key)
+            who = (e.get("source") or {}).get("component") or e.get("reportingComponent") or "its controller"
+            if reconcile:
+                who = f"{CONTROLLERS[key[0]]} ({who})"
+            comp = _canonical(view, _component_of(view, key))
+            group = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/group-index")
+            root: Optional[Cause] = None
+            fix = (f"{cause.fix}; " if cause else "fix what refuses the object (the message names it: a "
+                   "webhook, a quota, a policy); ") + "the controller retries by itself"
+            if cause is not None and cause.kind == "controller-down":
+                # the webhook is the down controller's own: its not acting is the root (when doctor sees it)
+                kind = next((k for k, who in CONTROLLERS.items() if who in cause.what), None)
+                lws = _labels(view.index.objects.get(key, {})).get("leaderworkerset.sigs.k8s.io/name") or next(
+                    (k[2] for k in view.index.children.get(key, []) if k[0] == "LeaderWorkerSet"), None)
+                if kind == "LeaderWorkerSet" and lws:
+                    root = {"code": "controller-not-reconciling",
+                            "object": {"kind": kind, "namespace": key[1], "name": lws}}
+                if kind:
+                    fix = _restart(view, kind, "process and logs") + f"; it serves the webhook, then {who} retries"
             yield Finding("controller-create-failed", "error",
                           f"{key[0]} {key[2]}: {who} {e.get('reason')} (x{e.get('count') or 1})"
-                          f"{': ' + cause.what if cause else ''}; it says {_quote(said)}",
-                          (f"{cause.fix}; " if cause else "fix what refuses the object (the message names it: a "
-                           "webhook, a quota, a policy); ") + "the controller retries by itself",
+                          f"{': ' + cause.what if cause else ''}; it says {_quote(said)}", fix,
                           object={"kind": key[0], "namespace": key[1], "name": key[2]},
-                          where=view.where(comp, int(group) if group and group.isdigit() else None))
+                          where=view.where(comp, int(group) if group and group.isdigit() else None), cause=root)
 
 
-def _stale(obj: dict) -> Optional[str]:
+# A controller that runs writes a status within seconds of a create (LWS, Grove and the Dynamo operator each
+# do: every object of those kinds in every recorded state has one, even a DGD the operator failed to render,
+# grove-queue-missing); one still without any this long after its creation has never been processed.
+NEVER_PROCESSED_AFTER_S = 60
+
+
+def _operator_refused(key, event: dict) -> bool:
+    """The Dynamo operator's ``ReconcileError`` Warning on its DCD or DGD (recorded: lws-rollout-single-node,
+    "Failed to reconcile DynamoComponentDeployment: ..."): its write of a workload failed, the message says why."""
+    return (key[0] in ("DynamoComponentDeployment", "DynamoGraphDeployment")
+            and event.get("reason") == "ReconcileError" and event.get("type") == "Warning")
+
+
+def _stale(obj: dict, now: Optional[str] = None) -> Optional[str]:
     from kubectl_dynamo.model.rollout import pcs_updating
+    from kubectl_dynamo.model.views import seconds_between
 
     gen = (obj.get("metadata") or {}).get("generation")
     observed = (obj.get("status") or {}).get("observedGeneration")
+    if not obj.get("status") and isinstance(gen, int) and now and not (obj.get("metadata") or {}).get("deletionTimestamp"):
+        age = seconds_between((obj.get("metadata") or {}).get("creationTimestamp"), now)
+        if age is not None and age > NEVER_PROCESSED_AFTER_S:
+            return f"has no status {age:.0f}s after its creation (generation {gen} never processed)"
     if obj.get("kind") == "PodCliqueSet" and pcs_updating(obj):
         return None  # Grove writes observedGeneration only once its rolling update is over (model/rollout.py)
     if (obj.get("metadata") or {}).get("deletionTimestamp"):
@@ -484,6 +538,64 @@ def _stale(obj: dict) -> Optional[str]:
     if isinstance(gen, int) and isinstance(observed, int) and observed < gen:
         return f"has observed generation {observed} of {gen}"
     return None
+
+
+def _refusing_webhooks(view) -> Dict[str, str]:
+    """Webhook name -> the controller whose own process serves it, for the webhooks the Warning events of the
+    DGD's namespace say failed (configurations read only then: model/snapshot NEEDS "webhooks")."""
+    from kubectl_dynamo.model.snapshot import refused_webhooks
+
+    configs = webhook_configurations(view.snapshot)
+    if not configs:
+        return {}
+    events = [e for e in view.snapshot.events or []
+              if ((e.get("involvedObject") or {}).get("namespace") or (e.get("metadata") or {}).get("namespace"))
+              == view.namespace]
+    hooks = causes.Webhooks(configs, view.snapshot.webhook_backends)
+    out = {}
+    for name in refused_webhooks(events):
+        hook = causes.webhook(name, hooks)
+        if hook is not None and hook.controller:
+            out[name] = hook.controller
+    return out
+
+
+def _who_did_not_act(view, key, obj: dict):
+    """(the kind whose controller is blamed, why) for a stale object. The Dynamo operator's DCD of an LWS
+    component does not progress when its write of the LeaderWorkerSet is refused: when the events say the LWS
+    controller's own webhooks fail (it is down), the operator acted and LWS did not."""
+    down = {n: who for n, who in _refusing_webhooks(view).items() if who == CONTROLLERS["LeaderWorkerSet"]}
+    if not down or key[0] not in ("DynamoComponentDeployment", "DynamoGraphDeployment"):
+        return key[0], ""
+    return "LeaderWorkerSet", (f" because {CONTROLLERS['LeaderWorkerSet']} is down: its own webhook"
+                               f"{'s' if len(down) > 1 else ''} {', '.join(sorted(down))} "
+                               f"{'do' if len(down) > 1 else 'does'} not answer (Warning events), so "
+                               f"{CONTROLLERS[key[0]]}'s writes of LeaderWorkerSets and their pods are refused; "
+                               f"{CONTROLLERS[key[0]]} itself acted")
+
+
+def _evidence(view, kind: str) -> str:
+    """What doctor sees of the controller of ``kind``: its Deployment and whether its webhooks fail."""
+    from kubectl_dynamo.model import platform
+
+    who = CONTROLLERS.get(kind, "")
+    match = {"the Dynamo operator": platform._is_dynamo_operator, "the LWS controller": platform._is_lws,
+             "the Grove operator": platform._is_grove}.get(who)
+    if match is None or view.index is None:
+        return ""
+    deps = [d for d in view.index.deployments if match(d)]
+    if deps:
+        d = deps[0]
+        want = (d.get("spec") or {}).get("replicas", 1)
+        have = (d.get("status") or {}).get("availableReplicas") or 0
+        seen = (f"; its Deployment {d['metadata']['name']} -n {d['metadata'].get('namespace')} has {have}/{want} "
+                "available")
+    else:
+        seen = f"; no Deployment of {who} is in the cluster (it runs outside it, or was removed)"
+    down = sorted(n for n, w in _refusing_webhooks(view).items() if w == who)
+    if down:
+        seen += f"; its own webhook{'s' if len(down) > 1 else ''} {', '.join(down)} fail{'' if len(down) > 1 else 's'}"
+    return seen
 
 
 def controller_deployment(view, kind: str) -> str:
@@ -525,12 +637,21 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
     objs = [(("DynamoGraphDeployment", view.namespace, view.name), view.raw)]
     objs += [(k, view.index.objects[k]) for k in sorted(view.lineage, key=str)
              if k[0] in CONTROLLERS and k in view.index.objects and not (k[0] in GROVE_PARTS and rolling)]
+    now = view.snapshot.taken_at
+    # a LeaderWorkerSet behind its spec: the operator wrote it and LWS did not act. The operator's own objects
+    # above it then wait on LWS: one cause, said once, on the LeaderWorkerSet
+    lws_behind = {k for k, o in objs if k[0] == "LeaderWorkerSet" and _stale(o, now)}
     for key, obj in objs:
-        stale = _stale(obj)
+        stale = _stale(obj, now)
+        if stale and lws_behind and (key[0] == "DynamoGraphDeployment" or (
+                key[0] == "DynamoComponentDeployment" and set(view.index.children.get(key, [])) & lws_behind)):
+            continue
         if stale:
+            blamed, why = _who_did_not_act(view, key, obj)
             yield Finding("controller-not-reconciling", "error",
-                          f"{key[0]} {key[2]} {stale}: {CONTROLLERS[key[0]]} has not acted on its last change",
-                          _restart(view, key[0], "logs"),
+                          f"{key[0]} {key[2]} {stale}: {CONTROLLERS[blamed]} has not acted on its last change"
+                          + why + _evidence(view, blamed),
+                          _restart(view, blamed, "logs"),
                           object={"kind": key[0], "namespace": key[1], "name": key[2]},
                           where=view.where(_canonical(view, _component_of(view, key)) if key[0] != "DynamoGraphDeployment"
                                            else None))
@@ -544,10 +665,13 @@ def controller_not_reconciling(view) -> Iterator[Finding]:
             continue  # that kind was not read: nothing to say
         for name in st.get("componentNames") or []:
             if (kind, view.namespace, name) not in view.index.objects:
+                key = ("DynamoGraphDeployment", view.namespace, view.name)
+                blamed, why = _who_did_not_act(view, key, view.raw) if kind == "LeaderWorkerSet" else (key[0], "")
                 yield Finding("controller-not-reconciling", "error",
                               f"the DGD's status names {kind} {name} for component {comp}, and it does not exist: "
-                              f"{CONTROLLERS.get('DynamoGraphDeployment')} has not recreated it",
-                              _restart(view, "DynamoGraphDeployment", "logs") + "; or re-apply the DGD",
+                              + (f"{CONTROLLERS[key[0]]} has not recreated it" if blamed == key[0] else
+                                 f"{CONTROLLERS[key[0]]} cannot create it" + why) + _evidence(view, blamed),
+                              _restart(view, blamed, "logs") + ("; or re-apply the DGD" if blamed == key[0] else ""),
                               object={"kind": kind, "namespace": view.namespace, "name": name},
                               where=view.where(_canonical(view, comp)))
 
@@ -633,6 +757,6 @@ def _status_claims_missing_pods(view) -> Iterator[Finding]:
         yield Finding("controller-not-reconciling", "error",
                       f"{kind} {name} says {what} but only {have} {'Ready pods' if kind == 'PodClique' else 'full groups'}"
                       f" exist: {CONTROLLERS[kind]} has stopped updating it (a stopped or hung controller; its "
-                      "Deployment can still look Available)",
+                      "Deployment can still look Available)" + _evidence(view, kind),
                       _restart(view, kind, "process and logs"),
                       object={"kind": kind, "namespace": ns, "name": name}, where=where)

@@ -85,7 +85,7 @@ KINDS: Tuple[Kind, ...] = (
     Kind("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", namespaced=False),
     Kind("scheduling.volcano.sh", "v1beta1", "queues", "Queue", namespaced=False),
     Kind("scheduling.run.ai", "v2", "queues", "Queue", namespaced=False),
-    # what a pod cannot be created or placed without (model/lineage.needs; the recordings of checks/causes.py)
+    # what a pod cannot be created or placed without (model/references.needs; the recordings of checks/causes.py)
     # The operator's Kubernetes discovery, per DGD (dynamo@2a6da14c deploy/operator/internal/discovery/resource.go):
     # the pods' ServiceAccount, the Role that lets the runtime watch EndpointSlices and write its
     # DynamoWorkerMetadata, the RoleBinding between them; the registrations the runtime writes

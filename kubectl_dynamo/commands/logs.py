@@ -122,7 +122,12 @@ def not_running(nodes: Callable[[], list], pod: dict, src: Source, previous: boo
     """Why the source's container has no log to read (doctor's reason for the pod: the scheduler's words
     diagnosed against the ``nodes``, or the container's waiting reason); None when it has one."""
     state, restarts = container_status(pod, src)
-    if state in ("running", "terminated") or (previous and restarts):
+    if previous and restarts:
+        return None
+    if previous and state in ("running", "terminated"):  # the kubelet keeps only the instance before a restart
+        return (f"no previous instance: container {src.container} has not restarted (restartCount 0); "
+                "drop -p for its current log")
+    if state in ("running", "terminated"):
         return None
     info = classify(pod)
     words = info.scheduler_words()
@@ -294,7 +299,8 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
             for src in srcs:
                 why = not_running(nodes, by_name.get(src.pod) or {}, src, opts.previous)
                 if why is not None:  # nothing to read in this container: say why instead of printing nothing
-                    failed.append(f"{src.prefix}: {src.pod} has no log yet: {why}")
+                    failed.append(f"{src.prefix}: {src.pod}: {why}" if why.startswith("no previous instance")
+                                  else f"{src.prefix}: {src.pod} has no log yet: {why}")
                     continue
                 try:
                     # a read timeout between chunks (not in total): a log that ends must not hang

@@ -162,7 +162,10 @@ def stalled_finding(a: RolloutStatus, seconds: Optional[float]) -> FindingJson:
     message = f"rollout of DGD {a['name']} stalled ({how}): {a['waiting']}"
     if a.get("cause"):
         message += f"; {a['cause']}"
-    return finding("rollout-stalled", message,
+    # not the catalogue's fix: it sends the user to `rollout status`, the command that printed this
+    hint = (f"the findings below say why it waits; for a multinode DGD delete the old worker DCD (kubectl dynamo "
+            f"rollout history {a['name']} -n {a['namespace']}) once the new generation is Ready")
+    return finding("rollout-stalled", message, hint,
                    obj={"kind": "DynamoGraphDeployment", "namespace": a["namespace"], "name": a["name"]}).as_json()
 
 

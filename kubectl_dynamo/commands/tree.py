@@ -6,14 +6,15 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.model.labels import DGD_LABEL
-from kubectl_dynamo.model.lineage import build_tree, meta, needs
+from kubectl_dynamo.model.lineage import build_tree, meta
+from kubectl_dynamo.model.references import needs
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import TreeData
 
 
-# The kinds a group's pods refer to (model/lineage.needs), whose existence tree shows; Secrets are read by name.
+# The kinds a group's pods refer to (model/references.needs), whose existence tree shows; Secrets are read by name.
 NEEDED = ("Service", "ConfigMap", "ServiceAccount", "PersistentVolumeClaim", "PriorityClass")
 
 

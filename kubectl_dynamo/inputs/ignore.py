@@ -39,7 +39,9 @@ def ignore_rules(path: Optional[str]) -> List[Rule]:
     if path is None:
         if not os.path.isfile(DEFAULT_IGNORE_FILE):
             return []
-        path = DEFAULT_IGNORE_FILE
+        # read without being named: the report says where it came from (--ignore-file /dev/null skips it)
+        return [r._replace(source=f"{r.source} (read from the current directory)")
+                for r in parse_rules(read_text(DEFAULT_IGNORE_FILE, what="ignore file"), DEFAULT_IGNORE_FILE)]
     return parse_rules(read_text(path, what="ignore file"), path)
 
 

@@ -33,6 +33,7 @@ from kubectl_dynamo.model.labels import (
     LWS_NAME,
     PART_OF,
 )
+from kubectl_dynamo.model.references import needs
 from kubectl_dynamo.model.views import classify
 
 if TYPE_CHECKING:
@@ -71,7 +72,9 @@ def status_of(obj: dict) -> str:
     kind = obj.get("kind")
     if kind == "Pod":
         ready = next((c.get("status") for c in st.get("conditions") or [] if c.get("type") == "Ready"), None)
-        return f"{st.get('phase') or 'Unknown'}" + (", ready" if ready == "True" else ", not ready")
+        out = f"{st.get('phase') or 'Unknown'}" + (", ready" if ready == "True" else ", not ready")
+        why = _unplaced(obj) if st.get("phase", "Pending") == "Pending" else None
+        return out + (f": {why}" if why else "")
     parts = []
     if st.get("phase"):
         parts.append(str(st["phase"]))
@@ -84,53 +87,20 @@ def status_of(obj: dict) -> str:
     return ", ".join(parts)
 
 
-# -- what a pod needs ----------------------------------------------------------------------------------
-
-def needs(pod: dict) -> List[Tuple[str, str, bool]]:
-    """(kind, name, optional) of what a pod cannot start or resolve its group without: its subdomain's
-    headless Service, the ConfigMaps and Secrets it mounts or reads (volumes, env, image pulls), its
-    ServiceAccount, PersistentVolumeClaims and PriorityClass, found the way the pod references them."""
-    spec = pod.get("spec") or {}
-    out: List[Tuple[str, str, bool]] = []
-    if spec.get("subdomain"):
-        out.append(("Service", spec["subdomain"], False))
-    for v in spec.get("volumes") or []:
-        if v.get("configMap"):
-            out.append(("ConfigMap", v["configMap"].get("name"), bool(v["configMap"].get("optional"))))
-        if v.get("secret"):
-            out.append(("Secret", v["secret"].get("secretName"), bool(v["secret"].get("optional"))))
-        for src in (v.get("projected") or {}).get("sources") or []:
-            if src.get("configMap"):
-                out.append(("ConfigMap", src["configMap"].get("name"), bool(src["configMap"].get("optional"))))
-            if src.get("secret"):
-                out.append(("Secret", src["secret"].get("name"), bool(src["secret"].get("optional"))))
-    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
-        for ef in c.get("envFrom") or []:
-            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
-                if ef.get(key):
-                    out.append((kind, ef[key].get("name"), bool(ef[key].get("optional"))))
-        for env in c.get("env") or []:
-            ref = env.get("valueFrom") or {}
-            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
-                if ref.get(key):
-                    out.append((kind, ref[key].get("name"), bool(ref[key].get("optional"))))
-    for s in spec.get("imagePullSecrets") or []:
-        out.append(("Secret", s.get("name"), False))
-    # what admission and the scheduler refuse the pod without (checks/causes.py reads their refusals)
-    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
-    if account and account != "default":  # the namespace's default one always exists
-        out.append(("ServiceAccount", account, False))
-    for v in spec.get("volumes") or []:
-        if (v.get("persistentVolumeClaim") or {}).get("claimName"):
-            out.append(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"], False))
-    if spec.get("priorityClassName"):
-        out.append(("PriorityClass", spec["priorityClassName"], False))
-    seen, unique = set(), []
-    for kind, name, optional in out:
-        if name and (kind, name) not in seen:
-            seen.add((kind, name))
-            unique.append((kind, name, optional))
-    return unique
+def _unplaced(pod: dict) -> Optional[str]:
+    """Why a Pending pod has no node, as ``get -o wide`` shows it: its scheduling gates, else the
+    scheduler's PodScheduled condition (Volcano's ``Schedulable`` says the pod alone fits: no reason)."""
+    spec, st = pod.get("spec") or {}, pod.get("status") or {}
+    if spec.get("nodeName"):
+        return None
+    gates = [g.get("name") for g in spec.get("schedulingGates") or [] if g.get("name")]
+    if gates:
+        return f"SchedulingGated ({', '.join(gates)})"
+    cond = next((c for c in st.get("conditions") or [] if c.get("type") == "PodScheduled"), None) or {}
+    if cond.get("status") == "True" or cond.get("reason") == "Schedulable":
+        return None
+    words = cond.get("message") or ""
+    return f"{cond.get('reason')}: {words}" if cond.get("reason") and words else (words or cond.get("reason"))
 
 
 # -- building the tree -------------------------------------------------------------------------------
@@ -173,9 +143,27 @@ def build_tree(dgd: dict, objects: Iterable[dict], pods: Iterable[dict], exists:
     # pods of the DGD that no listed object claims (no orchestrator objects, or they are gone)
     for pod in sorted((o for o in objs if o["kind"] == "Pod" and _key(o) not in attached), key=_order):
         root.children.append(_node(pod, "label " + DGD_LABEL + " (no owner listed)", exists))
+    if not root.children:
+        root.status = _unreconciled(dgd, root.status)
     out: TreeRoot = {**root.as_json(), "namespace": meta(dgd).get("namespace") or ""}
     out["needs"] = _needs_summary(pods, exists)
     return out
+
+
+def _unreconciled(dgd: dict, status: str) -> str:
+    """A DGD with nothing under it: the Dynamo operator has made none of its workloads. With no status
+    at all it has not reconciled the DGD (not running, or not watching this namespace); else its Ready
+    condition says why it made nothing."""
+    comps = [c for c in (dgd.get("spec") or {}).get("components") or [] if isinstance(c, dict)]
+    if comps and all(c.get("replicas") == 0 for c in comps):
+        return status  # every component scaled to zero: nothing is wanted
+    st = dgd.get("status") or {}
+    if not st:
+        return "no status and nothing created: the Dynamo operator has not reconciled it"
+    ready = next((c for c in st.get("conditions") or [] if c.get("type") == "Ready"), None) or {}
+    said = f': "{ready["message"]}"' if ready.get("message") and ready.get("status") != "True" else ""
+    return (f"{status + '; ' if status else ''}nothing created: the Dynamo operator has not made its workloads"
+            + said)
 
 
 def _key(o: dict) -> str:

@@ -114,3 +114,71 @@ def _waits_for(need: List[int], free: Dict[str, int]) -> str:
     return (f"{len(need)} pods x {need[0]} GPUs: {total} GPUs are free but fragmented "
             f"(largest free on one node: {max(free.values(), default=0)})")
 
+
+
+# -- who holds the GPUs a pending pod needs ------------------------------------------------------------
+KAI_QUEUE_LABEL = "kai.scheduler/queue"  # KAI's pod label for its queue (recorded: grove-* pods)
+
+
+def blocking_nodes(data: PlacementData, need: int) -> List[GpuNode]:
+    """The schedulable GPU nodes big enough for a pod of ``need`` GPUs whose free GPUs are too few: the
+    nodes that would take it but for the pods holding their GPUs."""
+    return [n for n in data["nodes"] if n["schedulable"] and n["allocatable"] >= need and n["free"] < need]
+
+
+def held_by(data: PlacementData, need: int, pods_by_name: Dict[tuple, dict], pending: dict) -> str:
+    """Who holds the GPUs of the nodes that would otherwise fit a pending pod of ``need`` GPUs (its DGDs,
+    namespaces and pods), and whether priority or the gang scheduler's queues could free them: ``; ...`` or ""."""
+    nodes = blocking_nodes(data, need)
+    if not nodes:
+        return ""
+    by_dgd: Dict[Tuple[str, str], List[Tuple[str, GpuUser]]] = {}
+    other = 0
+    for n in nodes:
+        for u in n["users"]:
+            if u["dgd"]:
+                by_dgd.setdefault((u["namespace"], u["dgd"]), []).append((n["name"], u))
+            else:
+                other += u["gpus"]
+        other += n["allocatable"] - n["free"] - sum(u["gpus"] for u in n["users"])  # pods doctor did not read
+    parts = []
+    meta = pending.get("metadata") or {}
+    mine = (meta.get("namespace"), (meta.get("labels") or {}).get(DGD_LABEL))
+    for (ns, dgd), held in sorted(by_dgd.items()):
+        gpus = sum(u["gpus"] for _, u in held)
+        where = sorted({node for node, _ in held})
+        own = ", its own placed pods" if (ns, dgd) == mine else ""
+        parts.append(f"DGD {ns}/{dgd} ({len(held)} pods{own}, {gpus} GPUs on {', '.join(where)})")
+    if other > 0:
+        parts.append(f"other pods ({other} GPUs)")
+    text = (f"; the {len(nodes)} node{'s' if len(nodes) > 1 else ''} with {need}+ allocatable GPUs "
+            f"({', '.join(n['name'] for n in nodes)}) {'are' if len(nodes) > 1 else 'is'} held by "
+            + "; ".join(parts))
+    return text + _freeable(by_dgd, pods_by_name, pending)
+
+
+def _priority(pod: dict) -> int:
+    value = (pod.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) else 0
+
+
+def _freeable(by_dgd, pods_by_name: Dict[tuple, dict], pending: dict) -> str:
+    """Whether the scheduler could free them: kube-scheduler (and Volcano and KAI within a queue) preempt only
+    pods of a lower priority (kubernetes pkg/scheduler/framework/plugins/defaultpreemption); KAI takes GPUs
+    back from another queue only while that queue is over its fair share."""
+    mine = _priority(pending)
+    holders = [pods_by_name.get((u["namespace"], u["pod"])) or {} for held in by_dgd.values() for _, u in held]
+    if not holders:
+        return ""
+    lower = [h for h in holders if _priority(h) < mine]
+    text = (f"; {len(lower)} of them have a lower priority than the pending pod's {mine}: preemption may free them"
+            if lower else f"; none has a lower priority than the pending pod's ({mine}): preemption cannot free "
+            "them (a PriorityClass with a higher value on this DGD would)")
+    queue = ((pending.get("metadata") or {}).get("labels") or {}).get(KAI_QUEUE_LABEL)
+    if queue:
+        queues = sorted({((h.get("metadata") or {}).get("labels") or {}).get(KAI_QUEUE_LABEL) or "-" for h in holders})
+        text += (f"; all are in KAI queue {queue}, the pending pod's own: KAI reclaims only from another queue over "
+                 "its fair share" if queues == [queue] else
+                 f"; their KAI queues: {', '.join(queues)} (the pending pod's: {queue}): KAI reclaims from a queue "
+                 "only while it is over its fair share")
+    return text

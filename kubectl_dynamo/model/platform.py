@@ -37,6 +37,9 @@ class Facts:
     nodes: Optional[list] = None
     operator_config: Optional[dict] = None  # parsed config.yaml of the Dynamo operator
     dgd_crd_served: Optional[bool] = None
+    # the fields of spec.components[] in the served DGD CRD's v1beta1 schema, read (doctor) only when the operator
+    # is one whose fields a CRD may lack (model/views.read_dgd_fields); None: not read, or no schema to read
+    dgd_component_fields: Optional[List[str]] = None
     unknown: Dict[str, str] = field(default_factory=dict)  # what could not be read -> why
 
 
@@ -70,6 +73,21 @@ def _is_dynamo_operator(d):
     labels = _labels(d)
     return (labels.get("app.kubernetes.io/name") == "dynamo-operator" or labels.get(
         "app.kubernetes.io/part-of") == "dynamo-operator") and labels.get("control-plane") == "controller-manager"
+
+
+# Webhook configurations a controller's own manager process serves, by the name its chart gives them (or the
+# Service they call): when such a webhook does not answer, that controller is down. LWS v0.9.0
+# (kubernetes-sigs/lws config/webhook, chart templates/webhook/webhook.yaml: lws-{mutating,validating}-
+# webhook-configuration, Service lws-webhook-service; recorded in tests/data/recorded/lws-direct-*).
+CONTROLLER_WEBHOOKS = (("lws-", "lws-webhook-service", "the LWS controller"),)
+
+
+def webhook_controller(config: str, endpoint: str = "") -> Optional[str]:
+    """The controller that serves webhook configuration ``config`` (its endpoint: ``Service ns/name ...``)."""
+    for prefix, service, who in CONTROLLER_WEBHOOKS:
+        if config.startswith(prefix) or f"/{service} " in f"{endpoint} ":
+            return who
+    return None
 
 
 def controller_deployments(deployments: Optional[list]) -> list:

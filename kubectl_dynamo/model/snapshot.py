@@ -120,7 +120,7 @@ def compact_pod(pod: dict, s: Strings) -> dict:
     if meta.get("ownerReferences"):
         m["ownerReferences"] = s.shared([_pick(r, ("kind", "name"), s) for r in meta["ownerReferences"]])
     sp: dict = {k: s(spec[k]) for k in ("nodeName", "schedulerName", "subdomain", "priorityClassName",
-                                        "serviceAccountName") if spec.get(k)}
+                                        "serviceAccountName", "priority") if spec.get(k)}
     # what the scheduler matches against the nodes (checks/causes.py names the label or taint no node fits)
     # (node and pod affinity, spread, the host ports a pod takes)
     for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "hostNetwork"):
@@ -133,7 +133,11 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         out = []
         for c in spec.get(key) or []:
             kept = {"name": s(c.get("name")), "image": s(c.get("image"))}
-            kept.update((k, c[k]) for k in PROBES + ("resources",) if c.get(k))
+            kept.update((k, c[k]) for k in PROBES + ("resources", "envFrom") if c.get(k))
+            refs = [e for e in c.get("env") or [] if (e.get("valueFrom") or {}).keys() & {"configMapKeyRef",
+                                                                                          "secretKeyRef"}]
+            if refs:
+                kept["env"] = refs
             taken = [q for q in c.get("ports") or [] if q.get("hostPort") or spec.get("hostNetwork")]
             if taken:  # what the node must have free (checks/causes.py host_ports)
                 kept["ports"] = taken
@@ -145,7 +149,10 @@ def compact_pod(pod: dict, s: Strings) -> dict:
             out.append(kept)
         if out:
             sp[key] = s.shared(out)
+    if spec.get("imagePullSecrets"):  # every name the pod refers to (checks/references.py)
+        sp["imagePullSecrets"] = s.shared([_pick(r, ("name",), s) for r in spec["imagePullSecrets"]])
     volumes = [v for v in spec.get("volumes") or [] if v.get("name") in shm or v.get("persistentVolumeClaim")]
+    volumes += [r for r in map(_reference_volume, spec.get("volumes") or []) if r]
     if volumes:  # /dev/shm (shm-size) and the claims a pod waits for (checks/causes.py)
         sp["volumes"] = s.shared(volumes)
     st: dict = {"phase": s(status["phase"])} if "phase" in status else {}
@@ -164,6 +171,20 @@ def compact_pod(pod: dict, s: Strings) -> dict:
         if out:
             st[key] = s.shared(out)
     return {"metadata": m, "spec": sp, "status": st}
+
+
+def _reference_volume(v: dict) -> Optional[dict]:
+    """A configMap, secret or projected volume as the names it refers to (model/references.needs reads them)."""
+    def ref(src: dict, key: str) -> dict:
+        return {k: src[k] for k in (key, "optional") if k in src}
+
+    if v.get("configMap"):
+        return {"name": v.get("name"), "configMap": ref(v["configMap"], "name")}
+    if v.get("secret"):
+        return {"name": v.get("name"), "secret": ref(v["secret"], "secretName")}
+    sources = [{k: ref(src[k], "name")} for src in (v.get("projected") or {}).get("sources") or []
+               for k in ("configMap", "secret") if src.get(k)]
+    return {"name": v.get("name"), "projected": {"sources": sources}} if sources else None
 
 
 def compact_node(node: dict, s: Strings) -> dict:

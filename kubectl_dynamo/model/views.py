@@ -335,8 +335,19 @@ def build_views(snapshot) -> List[DgdView]:
 
 
 def needed_secrets(views: List[DgdView]) -> set:
-    return {(v.namespace, v.secret_name) for v in views
-            if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
+    """The Secrets doctor reads by name (keys only): the MPI SSH secret of a TRT-LLM multinode DGD, and every
+    Secret the DGDs' pods refer to (volumes, envFrom, valueFrom, imagePullSecrets: checks/references.py)."""
+    from kubectl_dynamo.model.references import needs
+
+    out = {(v.namespace, v.secret_name) for v in views
+           if any(c.expected["backend"] == "trtllm" and c.expected["multinode"] for c in v.components)}
+    for v in views:
+        for c in v.components:
+            for g in c.groups.values():
+                for p in g.pods:
+                    out.update((p.namespace, name) for kind, name, optional in needs(p.raw)
+                               if kind == "Secret" and not optional)
+    return out
 
 
 def seconds_between(earlier: Optional[str], later: Optional[str]) -> Optional[float]:
@@ -396,5 +407,32 @@ def read_views(cluster, namespace: Optional[str], name: Optional[str] = None, *,
     views = build_views(snap)
     for ns, secret in sorted(needed_secrets(views)):
         read_secret_keys(cluster, snap, ns, secret)
+    read_dgd_fields(cluster, snap)
     return snap, views
+
+
+def read_dgd_fields(cluster, snap) -> None:
+    """One GET of the DGD CRD when the operator writes fields a CRD of an older chart lacks (``roles`` since
+    operator 1.6.0, operator/api.ROLE_TEMPLATES_SINCE; Helm never upgrades a chart's CRDs): the field names of
+    ``spec.components[]`` it serves, in ``snap.facts.dgd_component_fields``."""
+    from kubectl_dynamo.errors import ClusterUnreachable, DynamoError, Unauthorized
+    from kubectl_dynamo.model.platform import find_dynamo_operator, operator_version
+    from kubectl_dynamo.operator import api, versions
+
+    op = find_dynamo_operator(snap.facts.deployments)
+    version = operator_version(op) if op is not None else None
+    if not version or not versions.at_least(version, api.ROLE_TEMPLATES_SINCE):
+        return
+    try:
+        crd = cluster.get(kinds.by_kind("CustomResourceDefinition").path(name="dynamographdeployments.nvidia.com"))
+    except (ClusterUnreachable, Unauthorized):
+        raise
+    except DynamoError as e:
+        snap.skipped.append({"check": "crd-behind-operator", "reason": e.message})
+        return
+    served: dict = next((v for v in (crd.get("spec") or {}).get("versions") or [] if v.get("name") == kinds.DGD.version),
+                        {})
+    spec = (((served.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}).get("spec") or {}
+    item = (((spec.get("properties") or {}).get("components") or {}).get("items") or {}).get("properties")
+    snap.facts.dgd_component_fields = sorted(item) if isinstance(item, dict) else None
 

@@ -110,8 +110,16 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] =
         if not wide:
             out.append("(-o wide adds the fix for each finding)")
     if r["skipped"]:
-        out += ["", "Skipped:"] + [f"  {s['check']}: {s['reason']}" for s in r["skipped"]]
+        out += ["", "Skipped:"] + [f"  {s['check']}{_skipped_object(s)}: {s['reason']}" for s in r["skipped"]]
     return folded(out, width)
+
+
+def _skipped_object(s: Mapping[str, Any]) -> str:
+    """The object a skipped finding was about (two findings of one code skipped by one rule differ by it)."""
+    obj = s.get("object") or {}
+    if not obj.get("name"):
+        return ""
+    return f" ({obj.get('kind')}/{obj['namespace'] + '/' if obj.get('namespace') else ''}{obj['name']})"
 
 
 def findings_grid(nested: Iterable[Tuple[Any, int]], width: Optional[int], *, color: bool = False,
@@ -345,7 +353,8 @@ def format_report(result: dict, wide: bool, color: bool, width: Optional[int] = 
 def format_preflight(doc, width: Optional[int] = None) -> str:
     p = doc["preflight"]
     lines = ["Preflight:", f"  ok    helm {p['helm']['version']} ({p['helm']['path']})" if p["helm"]["path"] else
-             "  note  helm not found on $PATH: a dry run needs none; running the plan does"]
+             "  note  helm not found on $PATH: a dry run needs none; running the plan does (the cluster's Helm "
+             "releases are not read: installed components are judged from detect only)"]
     for c in p.get("checks", []):
         lines.append(f"  {'ok  ' if c['ok'] else 'FAIL'}  {c['check']}: {c['message']}")
     det = p.get("detected") or {}

@@ -61,6 +61,16 @@ Case = Callable[[], Ran]
 
 
 # -- the real paths ----------------------------------------------------------------------------
+def _crd_fields(facts: Facts) -> Facts:
+    """``facts`` with the component fields of the bundled DGD CRD (as model/views.read_dgd_fields reads them)."""
+    crd = yaml.load((Path(__file__).resolve().parents[2] / "kubectl_dynamo" / "data" / "crds" /
+                          "nvidia.com_dynamographdeployments.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    (served,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1beta1"]
+    item = served["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["components"]["items"]
+    facts.dgd_component_fields = sorted(item["properties"])
+    return facts
+
+
 def run_cluster(facts: Facts) -> Ran:
     view = cluster_checks.ClusterView(facts, detect(facts))
     return Ran("cluster", [f.as_json() for f in registry.run("cluster", view)])
@@ -227,6 +237,10 @@ CLUSTER: Dict[str, Tuple[Case, Case]] = {
     "no-gpu-nodes": (lambda: run_cluster(_nodes(grove_kai(), [{"metadata": {"name": "cpu-0"},
                                                                "status": {"allocatable": {"cpu": "64"}}}])),
                      lambda: run_cluster(grove_kai())),
+    # the DGD CRD of the recorded operator's commit (chart 1.5.0, kubectl_dynamo/data/crds/PROVENANCE.md, no
+    # components[].roles) served under an operator 1.6.0 (fires), and under the 1.5.0 it belongs to (silent)
+    "crd-behind-operator": (lambda: run_cluster(_crd_fields(installed("grove", "kai", operator="1.6.0"))),
+                            lambda: run_cluster(_crd_fields(installed("grove", "kai", operator="1.5.0")))),
     "dynamo-operator-missing": (lambda: run_cluster(installed("grove", "kai")),
                                 lambda: run_cluster(installed("grove", "kai", operator="1.6.0"))),
     "scheduler-integration-conflict": (
@@ -690,6 +704,12 @@ DGD: Dict[str, Tuple[Case, Case]] = {
         lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): ["private.key"]}),
         lambda: doctor_on(doc=_dgd("trtllm"), secrets={("ns", b.MPI_SECRET): list(b.MPI_KEYS)})),
     "wait-leader-configmap-missing": (lambda: doctor_on(configmaps=[]), lambda: doctor_on()),
+    # a pull secret the worker names, absent (None) or present (its key names) when doctor reads it by name
+    "reference-missing": (
+        lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.imagePullSecrets", [{"name": "regcred"}]),
+                          secrets={("ns", "regcred"): None}),
+        lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.imagePullSecrets", [{"name": "regcred"}]),
+                          secrets={("ns", "regcred"): [".dockerconfigjson"]})),
     "image-mismatch": (
         lambda: doctor_on(lambda pods: _set(_worker(pods), "spec.containers.0.image", b.IMAGE[:-1] + "1")),
         lambda: doctor_on()),

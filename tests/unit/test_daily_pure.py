@@ -20,7 +20,8 @@ from kubectl_dynamo.cluster.recorded import RecordedCluster
 from kubectl_dynamo.commands.collect import crd_versions, describe, selected_by
 from kubectl_dynamo.commands.get import human_age, run_get
 from kubectl_dynamo.commands.tree import run_tree
-from kubectl_dynamo.model.lineage import build_tree, needs
+from kubectl_dynamo.model.lineage import build_tree
+from kubectl_dynamo.model.references import needs
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded"
 

@@ -52,7 +52,24 @@ def test_default_ignore_file_is_read_from_the_current_directory(tmp_path, monkey
     assert ignore_rules(None) == []  # none there: nothing skipped
     (tmp_path / DEFAULT_IGNORE_FILE).write_text("ssh-secret-missing\n")
     assert [(r.code, r.target, r.source) for r in ignore_rules(None)] == \
-        [("ssh-secret-missing", None, f"{DEFAULT_IGNORE_FILE}:1")]
+        [("ssh-secret-missing", None, f"{DEFAULT_IGNORE_FILE}:1 (read from the current directory)")]
+
+
+def test_skipped_lists_each_skipped_finding_once_with_its_object(tmp_path):
+    """lws-healthy: gang-not-enforced on each of the three DGDs (the real operator renders LWS pods without
+    schedulerName while LWS makes Volcano PodGroups); one rule skips them all, and the table tells them apart."""
+    ignore = tmp_path / "ignore"
+    ignore.write_text("gang-not-enforced\n")
+    state = str(Path(STATE).parent / "lws-healthy")
+    data = json.loads(run_cli("doctor", "-A", "--from", state, "--ignore-file", str(ignore), "--min-severity",
+                              "info", "-o", "json").stdout)
+    skips = [s for s in data["skipped"] if s["check"] == "gang-not-enforced"]
+    keys = [(s["object"]["kind"], s["object"]["namespace"], s["object"]["name"]) for s in skips]
+    assert len(skips) >= 2 and len(keys) == len(set(keys))
+    table = run_cli("doctor", "-A", "--from", state, "--ignore-file", str(ignore), "--min-severity", "info").stdout
+    lines = [ln for ln in table.splitlines() if ln.startswith("  gang-not-enforced")]
+    assert len(lines) == len(skips) == len(set(lines))
+    assert all(f"/{k[2]}): skipped by {ignore}:1" in "".join(lines) for k in keys)
 
 
 def test_ignore_file_errors_are_one_line():

@@ -255,10 +255,9 @@ def test_a_failing_webhook_names_its_configuration_and_the_service_without_endpo
     assert f"kubectl get pods,endpointslices -n {svc['namespace']}" in f["hint"]
 
 
-@pytest.mark.parametrize("state, plural", [("lws-direct-webhook-url-unreachable", "validatingwebhookconfigurations"),
-                                           ("lws-direct-controller-stopped", "mutatingwebhookconfigurations")])
+@pytest.mark.parametrize("state, plural", [("lws-direct-webhook-url-unreachable", "validatingwebhookconfigurations")])
 def test_a_webhook_at_a_url_names_its_configuration(state, plural):
-    """A URL webhook that refuses connections, and LWS's own pod webhook while the LWS manager is stopped."""
+    """A URL webhook that refuses connections (a server nobody runs)."""
     event = _failed_create(state)
     name = event["message"].split('failed calling webhook "')[1].split('"')[0]
     (config, hook) = next((c, w) for c in _items(state, "admissionregistration.k8s.io", "v1", plural)
@@ -270,6 +269,32 @@ def test_a_webhook_at_a_url_names_its_configuration(state, plural):
             f"calls URL {hook['clientConfig']['url']}") in f["message"]
     assert event["message"] in f["message"]
     assert f"usually the controller that installed {kind} {config['metadata']['name']}, restarted" in f["hint"]
+
+
+def test_a_stopped_lws_controller_is_blamed_once_with_its_webhook_as_evidence():
+    """lws-direct-controller-stopped: the fault injected was the LWS manager process stopped (SIGSTOP), then a
+    worker deleted (PROVENANCE.md). Expected from that fault, before running doctor: the first error blames
+    the LWS controller on the LeaderWorkerSet it stopped updating, the StatefulSet's FailedCreate (LWS's own
+    pod webhook not answering) is nested under it, not a second root, and its fix restarts LWS, never
+    deleting LWS's webhook configuration."""
+    state = "lws-direct-controller-stopped"
+    (lws,) = _items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    event = _failed_create(state)
+    name = event["message"].split('failed calling webhook "')[1].split('"')[0]
+    (config,) = [c for c in _items(state, "admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations")
+                 if any(w["name"] == name for w in c["webhooks"])]
+    findings = [f for f in _doctor(state)["findings"] if f["severity"] == "error"]
+    first = findings[0]
+    assert first["code"] == "controller-not-reconciling" and first["cause"] is None
+    assert first["object"] == {"kind": "LeaderWorkerSet", "namespace": NS, "name": lws["metadata"]["name"]}
+    assert "the LWS controller" in first["message"] and f"its own webhook {name} fails" in first["message"]
+    assert "Dynamo operator" not in first["message"] + first["hint"]
+    failed = next(f for f in findings if f["code"] == "controller-create-failed")
+    assert failed["cause"] == {"code": "controller-not-reconciling", "object": first["object"]}
+    assert (f"{config['metadata']['name']} (failurePolicy Fail) is served by the LWS controller's own process"
+            in failed["message"]) and "the LWS controller is down or hung" in failed["message"]
+    assert "kubectl delete" not in failed["hint"] and "the LWS controller" in failed["hint"]
+    assert [f["code"] for f in findings if f["cause"] is None] == ["controller-not-reconciling"]
 
 
 def test_a_webhook_that_fails_open_refuses_nothing():

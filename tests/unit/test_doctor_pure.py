@@ -126,9 +126,13 @@ def test_kai_gpu_words_are_insufficient_gpus_under_the_held_gang():
     snap = b.snapshot(b.dgd(), pods, facts_=_kai_facts("v0.17.0"),
                       kai_podgroups=[b.kai_podgroup("ns", "pg-llm", min_member=2, reasons=[gang])])
     result = _diagnose(snap)
-    assert _codes(result) == [("gang-held", None), ("group-pending", "gang-held"), ("insufficient-gpus", "gang-held"),
-                              ("insufficient-gpus", "gang-held")]
+    # one insufficient-gpus for the group (issue 36: duplicates folded), naming the other pod
+    assert _codes(result) == [("gang-held", None), ("group-pending", "gang-held"), ("insufficient-gpus", "gang-held")]
     assert gang in result["findings"][0]["message"]
+    short = result["findings"][2]
+    assert "1 more pod of the group waits the same way" in short["message"]
+    assert all(p["metadata"]["name"] in short["message"] or p["metadata"]["name"] == short["object"]["name"]
+               for p in pods)
 
 
 def test_pod_on_a_not_ready_node_quotes_the_kubelet():

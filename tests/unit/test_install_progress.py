@@ -383,6 +383,12 @@ def test_install_prints_no_python_repr(fake_helm):
     doc["preflight"]["checks"] = checks
     texts.append(format_preflight(doc))
     assert "FAIL  helm releases: `helm list -A` failed (Error: Kubernetes cluster unreachable: no route);" in texts[-1]
+    # no helm here (a dry run needs none): nothing is said to FAIL about the cluster's releases
+    doc = {"dryRun": True, "preflight": {"helm": {"path": None, "version": None}}}
+    _, _, checks = preflight(ins.Request("lws"), None, lambda: RecordedCluster(str(RECORDED / "lws-healthy")), doc)
+    doc["preflight"]["checks"] = checks
+    assert "helm releases" not in {c["check"] for c in checks} and all(c["ok"] for c in checks), checks
+    assert "FAIL" not in format_preflight(doc) and "releases are not read" in format_preflight(doc)
     for s in EXPECTED:
         ns = source(s)["namespace"]
         cluster = recorded(s)

@@ -204,6 +204,14 @@ def test_a_pod_that_is_not_running_says_why():
     assert why is not None and why.startswith("Pending, not scheduled: 4 of 4 nodes are cordoned (gpu-node-0")
     assert "kubectl uncordon gpu-node-0" in why
     assert not_running(nodes, running, src(running), False) is None
+    # -p on a container that never restarted (restartCount 0 in the recording): no previous instance, said as
+    # such (not the kubelet's 'previous terminated container "main" ... not found')
+    assert running["status"]["containerStatuses"][0]["restartCount"] == 0
+    why = not_running(nodes, running, src(running), True)
+    assert why is not None and why.startswith("no previous instance: container main has not restarted")
+    restarted = {**running, "status": {**running["status"], "containerStatuses": [
+        {**running["status"]["containerStatuses"][0], "restartCount": 1}]}}
+    assert not_running(nodes, restarted, src(restarted), True) is None
 
 
 # -- logs -f: the pods' WATCH is cluster/streams.Watched on the logs' own readers ---------------------

@@ -161,6 +161,11 @@ def test_follow_exits_1_with_doctors_findings_when_nothing_moves():
                         'vllm-mn-decode-bb67ccf2-0: 0 of 1 updated groups ready...')
     assert lines[1].split()[:2] == ["SEVERITY", "CODE"]
     assert lines[2].split()[:2] == ["warning", "rollout-stalled"]
+    # its fix does not send the user back to the command that printed it
+    env = _env()
+    assert rollout.follow(cluster, env, "vllm-mn", timeout=1.0, json_out=True) == 1
+    (stall,) = [f for f in json.loads(env.stdout.getvalue())["findings"] if f["code"] == "rollout-stalled"]
+    assert "rollout status" not in stall["hint"] and "rollout history vllm-mn -n llm" in stall["hint"]
     # doctor's word on the Pending group: the recorded scheduler's verdict, every node cordoned
     assert any(x.split()[:2] == ["error", "group-pending"] and "4 of 4 nodes are cordoned" in x for x in lines), out
 

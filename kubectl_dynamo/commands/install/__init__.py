@@ -185,7 +185,9 @@ def preflight(req, helm, connect, doc):
             state.releases = json.loads(out or "[]") or []
         except ValueError:
             state.releases = None
-    if state.releases is None:
+    if state.releases is None and not helm:
+        pass  # no helm here (a dry run): that says nothing about the cluster; the preflight's helm note says it
+    elif state.releases is None:
         checks.append({"check": "helm releases", "ok": False,
                        "message": f"`helm list -A` failed ({_last_line(err or out)}); "
                                   f"installed components are judged from detect only"})
