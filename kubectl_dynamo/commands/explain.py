@@ -175,7 +175,7 @@ def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, o
               objects: bool = False, changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
     skipped document also names its ``file`` (a key added to the single-file shape)."""
-    from kubectl_dynamo.errors import InputError
+    from kubectl_dynamo.inputs.manifests import NoDgd
 
     result: ExplainList = {"items": [], "skipped": []}
     for source, docs in sources:
@@ -184,7 +184,7 @@ def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, o
         result["items"] += one["items"]
         result["skipped"] += [{**s, "file": source} if len(sources) > 1 else s for s in one["skipped"]]
     if not result["items"]:
-        raise InputError(f"{', '.join(source for source, _ in sources)}: no DynamoGraphDeployment found")
+        raise NoDgd([source for source, _ in sources])
     return _result(result, objects, changes)
 
 

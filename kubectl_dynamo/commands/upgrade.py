@@ -392,7 +392,8 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         report = DocReport(index, kind, name)
         reports.append(report)
         wants_rewrite = opts.topology_aliases or opts.role_templates
-        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite):
+        relabel = api.mislabelled(plain)
+        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite and not relabel):
             report.from_version = report.to_version = plain.get("apiVersion") if isinstance(plain, dict) else None
             out.append(prefix + body)
             data.append(plain)
@@ -400,11 +401,16 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         doc = load_rt(body)
         indent = detect_indent(doc)
         report.from_version = doc.get("apiVersion")
+        if relabel:  # a v1alpha1 body is v1alpha1 whatever its apiVersion line says
+            report.problems.append({"path": "apiVersion", "severity": "warning",
+                                    "message": api.mislabelled_message(plain) + ": upgraded as v1alpha1"})
+            report.from_version = api.V1ALPHA1
+            doc["apiVersion"] = api.V1ALPHA1
         try:
             new, problems = convert.to_v1beta1(doc, force=not opts.strict)
         except ValueError as exc:
             raise UpgradeError(f"document {index + 1}: {exc}") from None
-        report.problems = list(problems)
+        report.problems += list(problems)
         errors += [dict(p, document=index + 1, name=name) for p in problems if p["severity"] == "error"]
         if opts.topology_aliases:
             report.rewrites += rewrite_topology_aliases(new)
@@ -749,11 +755,14 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 # -- the command -------------------------------------------------------------------------------
 def _upgrade_or_raise(text: str, opts: Options, source: str) -> Upgraded:
     from kubectl_dynamo.errors import InputError, InvalidContent
-    from kubectl_dynamo.inputs.manifests import parse
+    from kubectl_dynamo.inputs.manifests import NoDgd, parse
     from kubectl_dynamo.validation.schema import require_structure
 
     # bounded, strict YAML; no wrongly typed DGD reaches the converter
-    invalid = require_structure(parse(text, source), source)
+    docs = parse(text, source)
+    if not any(d.is_dgd for d in docs):  # before reading other documents as Kubernetes objects (a Helm values file)
+        raise NoDgd([source])
+    invalid = require_structure(docs, source)
     try:
         return upgrade_text(text, opts)
     except UpgradeError as e:

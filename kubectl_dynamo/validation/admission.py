@@ -23,11 +23,17 @@ def validation(doc: dict, *, full: bool = True, provider: Optional[str] = None,
     ``plain`` (not when a field has the wrong type: see ``schema.gate``). ``provider`` is the Grove
     gate the admission runs with (``grove``, or ``lws``: off; default: Grove unless the DGD opts
     out). doctor asks for the gate only (``full=False``): live objects passed admission already."""
+    from kubectl_dynamo.operator import api
     from kubectl_dynamo.validation.names import dgd_problems
 
     plain, errors = schema.gate(doc)
-    out = [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}", SCHEMA_HINT)
-           for e in errors]
+    hint = SCHEMA_HINT
+    out = []
+    if api.mislabelled(doc):  # the cause of every schema error that follows
+        hint = api.UPGRADE_HINT
+        out.append(validate.finding("schema-invalid", validate.ERROR, None, api.mislabelled_message(doc), hint))
+    out += [validate.finding("schema-invalid", validate.ERROR, None, f"{e['path']}: {e['message']}", hint)
+            for e in errors]
     if any(e["structural"] for e in errors):
         return plain, out, False
     problems = dgd_problems(plain)
