@@ -201,3 +201,18 @@ def check(record: dict, provider: str, origin: str, objects: bool = True) -> Tup
     if objects and not (origin.startswith("1.6") and component_path and has_role_templates(doc)):
         problems += compare_objects(name, record[provider], item, provider)
     return problems, compared, exact
+
+
+def operator_refuses(render: dict) -> List[str]:
+    """The operator's render errors for one provider: the whole DGD's, or one DCD's."""
+    return oracle_roles(render)[1]
+
+
+def refusal_agreement(record: dict, provider: str, origin: str) -> Tuple[bool, bool, List[dict]]:
+    """(operator refuses, explain has an error finding, explain's error findings) for one recorded
+    DGD the operator's admission took with ``provider``: the rule is that the two booleans agree."""
+    from kubectl_dynamo.commands import explain
+
+    item = explain.explain_one(json.loads(json.dumps(record["input"])), orchestrator=provider, operator_version=origin)
+    errors = [f for f in item["findings"] if f["severity"] == "error"]
+    return bool(operator_refuses(record[provider])), bool(errors), errors
