@@ -71,8 +71,9 @@ _COMPONENT_PATH = re.compile(r"^spec\.components\[(\d+)\]")
 
 def _once_and_named(findings: List[dict], plain: dict) -> List[dict]:
     """Each finding once, and one about ``spec.components[i]`` names that component (COMPONENT column)."""
-    spec = plain.get("spec") if isinstance(plain.get("spec"), dict) else {}
-    comps = spec.get("components") if isinstance(spec.get("components"), list) else []
+    spec: Any = plain.get("spec")
+    comps: Any = spec.get("components") if isinstance(spec, dict) else None
+    comps = comps if isinstance(comps, list) else []
     out, seen = [], set()
     for f in findings:
         key = (f["code"], f["severity"], f.get("component"), f["message"])
