@@ -14,6 +14,10 @@ GROUP = "nvidia.com"
 V1ALPHA1 = "nvidia.com/v1alpha1"
 V1BETA1 = "nvidia.com/v1beta1"
 DGD_KIND = "DynamoGraphDeployment"
+# What the v1alpha1 conversion keeps for the round trip (v1alpha1 conversion.go), and the frontend sidecar
+# container name: here, not in convert.py, so explain of a v1beta1 DGD never imports the converter.
+ANN_DGD_SPEC = "nvidia.com/dgd-spec"
+FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
 
 # -- DGD annotations --------------------------------------------------------------------------
 ANN_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"  # stamped on CREATE, immutable
