@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from kubectl_dynamo.cli.options import DGD_ALIASES, collector_paused, emit, kube_options, lazy_complete
+from kubectl_dynamo.cli.options import (
+    DGD_ALIASES,
+    collector_paused,
+    emit,
+    kube_options,
+    lazy_complete,
+    operator_version,
+)
 from kubectl_dynamo.errors import UsageError
 
 
@@ -17,7 +24,7 @@ from kubectl_dynamo.errors import UsageError
 @click.option("--orchestrator", type=click.Choice(["grove", "lws"]),
               help="Offline: assume this orchestrator (default: Grove unless the DGD sets "
                    'nvidia.com/enable-grove: "false", then LWS).')
-@click.option("--operator-version", metavar="X.Y.Z",
+@click.option("--operator-version", metavar="X.Y.Z", callback=operator_version,
               help="The operator that creates the DGD (default: the cluster's when live, else the newest modelled).")
 @click.option("--objects", is_flag=True, help="Also the objects the operator creates (PodCliqueSet, LeaderWorkerSets, "
               "Deployments) in Kubernetes shape: -o yaml prints them, -o json adds objects and related.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from kubectl_dynamo.cli.options import DGD_ALIASES as KINDS
-from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options, operator_version
 
 
 def _opt_int(*names, help):
@@ -51,7 +51,7 @@ def _opt_int(*names, help):
 @click.option("--shared-memory", metavar="SIZE", help="sharedMemorySize of the engine pods, e.g. 16Gi.")
 @click.option("--api-version", type=click.Choice(["nvidia.com/v1beta1", "nvidia.com/v1alpha1"]),
               default="nvidia.com/v1beta1", show_default=True, help="v1alpha1 for operators before v1beta1.")
-@click.option("--operator-version", default=None, metavar="VERSION",
+@click.option("--operator-version", default=None, metavar="VERSION", callback=operator_version,
               help="Target Dynamo operator version (default: the newest modelled, 1.6.0).")
 @click.option("--dry-run", type=click.Choice(DRY_RUN), default="none", show_default=True,
               help="server: also send it to the cluster as a server-side dry run.")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 import click
 
 from kubectl_dynamo.environment import Environment
+from kubectl_dynamo.errors import UsageError
 from kubectl_dynamo.output.render import FORMATS, JUNIT, render
 from kubectl_dynamo.result import Result
 
@@ -78,6 +79,21 @@ def _duration(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from kubectl_dynamo.cluster.client import parse_duration
 
     parse_duration(value)  # a bad duration is a usage error even when the command never connects
+    return value
+
+
+def operator_version(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    """--operator-version: a version (else a usage error, exit 2); one newer than the simulation
+    models is used as the nearest modelled one, with a warning on stderr saying so."""
+    if value is None:
+        return None
+    from kubectl_dynamo.operator import versions
+
+    if not versions.is_valid(value):
+        raise UsageError(f"--operator-version {value!r} is not a version such as {versions.NEWEST}")
+    note = versions.unmodelled(value)
+    if note:
+        current_env().err(f"warning: {note}")
     return value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from kubectl_dynamo.cli.options import DGD_ALIASES as KINDS
-from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options, lazy_complete
+from kubectl_dynamo.cli.options import DRY_RUN, emit, kube_options, lazy_complete, operator_version
 from kubectl_dynamo.errors import UsageError
 
 
@@ -29,7 +29,7 @@ from kubectl_dynamo.errors import UsageError
 @click.option("--role-templates", is_flag=True, help="Turn multinode components into 1.6 leader/worker templates.")
 @click.option("--orchestrator", type=click.Choice(["grove", "lws"]), default=None,
               help="Provider for TRT-LLM role templates' worker addresses (default: from nvidia.com/enable-grove).")
-@click.option("--operator-version", default=None, metavar="VERSION", help="Target operator version (default 1.6.0).")
+@click.option("--operator-version", default=None, metavar="VERSION", callback=operator_version, help="Target operator version (default 1.6.0).")
 @click.option("--dry-run", type=click.Choice(DRY_RUN), default="none", show_default=True,
               help="server: send every upgraded DGD to the cluster as a server-side dry run.")
 @kube_options(all_namespaces=False, default_format="yaml")
@@ -75,12 +75,20 @@ def upgrade_command(kind, name, filenames, recursive, write, show_diff, strict, 
     dry_run_cluster = opts.cluster() if dry_run == "server" else None
     if filenames:
         from kubectl_dynamo.commands.upgrade import combine
-        from kubectl_dynamo.inputs.manifests import expand_filenames, read_text
+        from kubectl_dynamo.inputs.manifests import NoDgd, expand_filenames, read_text
 
         files = expand_filenames(filenames, recursive)
         texts = [read_text(f, opts.env.stdin) for f in files]  # every file is read before any is written
-        result = combine([run_upgrade(uopts, filename=f, text=t, fmt=opts.output, write=write, show_diff=show_diff,
-                                      dry_run_cluster=dry_run_cluster) for f, t in zip(files, texts)])
+        results = []
+        for f, t in zip(files, texts):
+            try:
+                results.append(run_upgrade(uopts, filename=f, text=t, fmt=opts.output, write=write,
+                                           show_diff=show_diff, dry_run_cluster=dry_run_cluster))
+            except NoDgd:  # as explain: a file without one is skipped, input without any is an error
+                continue
+        if not results:
+            raise NoDgd(files)
+        result = combine(results)
     else:
         cluster = dry_run_cluster or opts.cluster()
         live = (cluster, name, opts.target.namespace or cluster.namespace)

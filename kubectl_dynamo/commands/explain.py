@@ -8,6 +8,7 @@ cluster's gates, queues, operator version and MPI secret name.
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_dynamo.inputs.manifests import Document
@@ -44,7 +45,9 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
     plain, findings, simulate = validation(doc, provider=orchestrator,
                                            operator_version=operator_version or context.operator_version)
     if not simulate:
-        return unsimulated(plain, findings, operator_version or context.operator_version)
+        out = unsimulated(plain, findings, operator_version or context.operator_version)
+        out["findings"] = _once_and_named(out["findings"], plain)
+        return out
     try:
         result = explain_dgd(plain, orchestrator=orchestrator,
                              operator_version=operator_version or context.operator_version,
@@ -56,9 +59,34 @@ def explain_one(doc: dict, *, orchestrator=None, operator_version=None,
         # A schema-valid DGD it cannot render is a bug and propagates.
         if not any(f["code"] == "schema-invalid" for f in findings):
             raise
-        return unsimulated(plain, findings, operator_version or context.operator_version)
-    result["findings"] = findings + result["findings"]
+        out = unsimulated(plain, findings, operator_version or context.operator_version)
+        out["findings"] = _once_and_named(out["findings"], plain)
+        return out
+    result["findings"] = _once_and_named(findings + result["findings"], plain)
     return result
+
+
+_COMPONENT_PATH = re.compile(r"^spec\.components\[(\d+)\]")
+
+
+def _once_and_named(findings: List[dict], plain: dict) -> List[dict]:
+    """Each finding once, and one about ``spec.components[i]`` names that component (COMPONENT column)."""
+    spec: Any = plain.get("spec")
+    comps: Any = spec.get("components") if isinstance(spec, dict) else None
+    comps = comps if isinstance(comps, list) else []
+    out, seen = [], set()
+    for f in findings:
+        key = (f["code"], f["severity"], f.get("component"), f["message"])
+        if key in seen:
+            continue
+        seen.add(key)
+        m = _COMPONENT_PATH.match(f["message"]) if not f.get("component") else None
+        if m and int(m.group(1)) < len(comps) and isinstance(comps[int(m.group(1))], dict):
+            name = comps[int(m.group(1))].get("name")
+            if isinstance(name, str) and name:
+                f = {**f, "component": name}
+        out.append(f)
+    return out
 
 
 def has_errors(results: Sequence[Mapping[str, Any]]) -> bool:
@@ -175,7 +203,7 @@ def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, o
               objects: bool = False, changes: bool = False) -> Result[ExplainData]:
     """``explain dgd -f A -f DIR``: every DGD of every file, in order. With several files each
     skipped document also names its ``file`` (a key added to the single-file shape)."""
-    from kubectl_dynamo.errors import InputError
+    from kubectl_dynamo.inputs.manifests import NoDgd
 
     result: ExplainList = {"items": [], "skipped": []}
     for source, docs in sources:
@@ -184,7 +212,7 @@ def run_files(sources: List[Tuple[str, List[Document]]], *, orchestrator=None, o
         result["items"] += one["items"]
         result["skipped"] += [{**s, "file": source} if len(sources) > 1 else s for s in one["skipped"]]
     if not result["items"]:
-        raise InputError(f"{', '.join(source for source, _ in sources)}: no DynamoGraphDeployment found")
+        raise NoDgd([source for source, _ in sources])
     return _result(result, objects, changes)
 
 

@@ -131,7 +131,85 @@ def _yaml(indent: Tuple[int, int, int] = (2, 2, 0)):
 
 
 def load_rt(text: str) -> Any:
-    return _yaml().load(text)
+    """The round-trip tree of one document. ruamel's round-trip scanner costs ~0.2 ms per node (pure
+    Python, comment gathering on every token), so long runs of bare one-word sequence items (100,000
+    args fit the API server's 1.5 MiB) are read apart: each run is one placeholder item for ruamel and
+    its words are put back as the plain strings ruamel would have made of them."""
+    collapsed, runs = _collapse_runs(text)
+    doc = _yaml().load(collapsed)
+    if runs:
+        _restore_runs(doc, runs)
+    return doc
+
+
+# A sequence item that is one bare word: no quote, comment, indicator or space, so ruamel reads it
+# as the word itself (when its resolver says str: see _collapse_runs).
+_BARE_ITEM = re.compile(r"^( *)- ((?!-\r?\n?$)[A-Za-z/_-][A-Za-z0-9_./=+@%-]*)\r?\n?$")  # "- -": a nested list
+_RUN_MIN = 64  # shorter runs cost ruamel little; below this every document is read as before
+
+
+def _collapse_runs(text: str) -> Tuple[str, dict]:
+    """``(text, {placeholder: [words]})``: every run of >= _RUN_MIN consecutive bare items at one
+    indentation but its last (which may continue on the next line, and keeps the comments that
+    follow it) replaced by one placeholder item."""
+    if text.count("\n- ") + text.count(" - ") < _RUN_MIN:
+        return text, {}
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    resolver = VersionedResolver()
+    is_str = functools.lru_cache(maxsize=4096)(
+        lambda word: resolver.resolve(ScalarNode, word, (True, False)) == "tag:yaml.org,2002:str")
+    lines = text.splitlines(keepends=True)
+    out: List[str] = []
+    runs: dict = {}
+    i = 0
+    while i < len(lines):
+        m = _BARE_ITEM.match(lines[i])
+        j = i
+        while j < len(lines):
+            mj = _BARE_ITEM.match(lines[j])
+            if not mj or mj.group(1) != (m.group(1) if m else None) or not is_str(mj.group(2)):
+                break
+            j += 1
+        if j - i - 1 >= _RUN_MIN:
+            key = f"kd-collapsed-run-{len(runs)}-{len(text)}"
+            if key in text:  # never mistake the user's own word for a placeholder
+                out += lines[i:j]
+            else:
+                runs[key] = [_BARE_ITEM.match(ln).group(2) for ln in lines[i:j - 1]]  # type: ignore[union-attr]
+                out.append(f"{m.group(1)}- {key}\n")  # type: ignore[union-attr]
+                out.append(lines[j - 1])
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "".join(out), runs
+
+
+def _restore_runs(node: Any, runs: dict) -> None:
+    """Put each collapsed run back in place of its placeholder, with the comment and position
+    records of the items after it moved along."""
+    if isinstance(node, Mapping):
+        for v in node.values():
+            _restore_runs(v, runs)
+    elif isinstance(node, list):
+        for idx in range(len(node) - 1, -1, -1):
+            item = node[idx]
+            if isinstance(item, str) and item in runs:
+                words = runs[item]
+                list.__setitem__(node, slice(idx, idx + 1), words)  # CommentedSeq's own does it item by item
+                shift = len(words) - 1
+                ca = getattr(node, "ca", None)
+                if ca is not None and ca.items:
+                    moved = {(k + shift if k > idx else k): v for k, v in ca.items.items()}
+                    ca.items.clear()
+                    ca.items.update(moved)
+                lc = getattr(node, "lc", None)
+                if lc is not None and getattr(lc, "data", None):
+                    lc.data = {(k + shift if isinstance(k, int) and k > idx else k): v for k, v in lc.data.items()}
+            else:
+                _restore_runs(item, runs)
 
 
 def detect_indent(doc: Any) -> Tuple[int, int, int]:
@@ -186,9 +264,97 @@ def detect_indent(doc: Any) -> Tuple[int, int, int]:
 
 
 def dump_rt(doc: Any, indent: Tuple[int, int, int]) -> str:
+    """The document as YAML. ruamel's emitter costs ~0.1 ms per node: long runs of one-word strings it
+    would write plain (``- word``) are emitted as one placeholder item each and written out here
+    (the tree itself is left as it was)."""
+    runs: dict = {}
+    swaps: List[Tuple[Any, Any, Any]] = []
+    _collapse_for_dump(doc, runs, swaps)
     out = io.StringIO()
-    _yaml(indent).dump(doc, out)
-    return out.getvalue()
+    try:
+        _yaml(indent).dump(doc, out)
+    finally:
+        for parent, key, seq in reversed(swaps):
+            parent[key] = seq
+    text = out.getvalue()
+    if not runs:
+        return text
+    lines = text.splitlines(keepends=True)
+    found = {}
+    for n, line in enumerate(lines):
+        m = _BARE_ITEM.match(line)
+        if m and m.group(2) in runs:
+            found[m.group(2)] = (n, m.group(1))
+    if len(found) != len(runs):  # not written as one block item each: write it the slow way
+        out = io.StringIO()
+        _yaml(indent).dump(doc, out)
+        return out.getvalue()
+    for key, (n, lead) in found.items():
+        lines[n] = "".join(f"{lead}- {w}\n" for w in runs[key])
+    return "".join(lines)
+
+
+def _plain_word(x: Any) -> bool:
+    """A string ruamel writes as the bare word (what _BARE_ITEM reads back)."""
+    from kubectl_dynamo.output.yamlquote import needs_quotes
+
+    return (type(x) is str and _BARE_WORD.fullmatch(x) is not None and not x.startswith("---")
+            and not needs_quotes(x))
+
+
+_BARE_WORD = re.compile(r"(?!-$)[A-Za-z/_-][A-Za-z0-9_./=+@%-]*")
+
+
+def _collapse_for_dump(node: Any, runs: dict, swaps: list) -> None:
+    children = list(node.items()) if isinstance(node, Mapping) else list(enumerate(node)) if isinstance(node, list) else []
+    for key, child in children:
+        if isinstance(child, list) and len(child) > _RUN_MIN:
+            new = _collapsed_copy(child, runs)
+            if new is not None:
+                swaps.append((node, key, child))
+                node[key] = new
+                continue
+        _collapse_for_dump(child, runs, swaps)
+
+
+def _collapsed_copy(seq: Any, runs: dict) -> Optional[Any]:
+    """A copy of a block sequence with each long run of plain words (but its last) as one placeholder."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    fa = getattr(seq, "fa", None)
+    anchor = getattr(seq, "anchor", None)
+    if (fa is not None and fa.flow_style()) or (anchor is not None and anchor.value):
+        return None
+    ca = getattr(seq, "ca", None)
+    commented = set(ca.items) if ca is not None else set()
+    items = list(seq)
+    out: List[Any] = []
+    where = {}
+    i = 0
+    while i < len(items):
+        j = i
+        while j < len(items) and j not in commented and _plain_word(items[j]):
+            j += 1
+        if j - i - 1 >= _RUN_MIN:
+            key = f"kd-collapsed-run-{len(runs)}-{id(seq)}"
+            runs[key] = items[i:j - 1]
+            out.append(key)
+            where[j - 1] = len(out)
+            out.append(items[j - 1])
+            i = j
+        else:
+            for k in range(i, max(j, i + 1)):
+                where[k] = len(out)
+                out.append(items[k])
+            i = max(j, i + 1)
+    if len(out) == len(items):
+        return None
+    new = CommentedSeq(out)
+    if ca is not None:
+        new.ca.comment = ca.comment
+        new.ca.end = ca.end
+        new.ca.items.update({where[k]: v for k, v in ca.items.items() if k in where})
+    return new
 
 
 # ------------------------------------------------------------------------------ the upgrade
@@ -226,7 +392,8 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         report = DocReport(index, kind, name)
         reports.append(report)
         wants_rewrite = opts.topology_aliases or opts.role_templates
-        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite):
+        relabel = api.mislabelled(plain)
+        if not convert.is_dgd(plain) or (plain.get("apiVersion") == api.V1BETA1 and not wants_rewrite and not relabel):
             report.from_version = report.to_version = plain.get("apiVersion") if isinstance(plain, dict) else None
             out.append(prefix + body)
             data.append(plain)
@@ -234,11 +401,16 @@ def upgrade_text(text: str, opts: Options) -> Upgraded:
         doc = load_rt(body)
         indent = detect_indent(doc)
         report.from_version = doc.get("apiVersion")
+        if relabel:  # a v1alpha1 body is v1alpha1 whatever its apiVersion line says
+            report.problems.append({"path": "apiVersion", "severity": "warning",
+                                    "message": api.mislabelled_message(plain) + ": upgraded as v1alpha1"})
+            report.from_version = api.V1ALPHA1
+            doc["apiVersion"] = api.V1ALPHA1
         try:
             new, problems = convert.to_v1beta1(doc, force=not opts.strict)
         except ValueError as exc:
             raise UpgradeError(f"document {index + 1}: {exc}") from None
-        report.problems = list(problems)
+        report.problems += list(problems)
         errors += [dict(p, document=index + 1, name=name) for p in problems if p["severity"] == "error"]
         if opts.topology_aliases:
             report.rewrites += rewrite_topology_aliases(new)
@@ -583,11 +755,14 @@ def recreate_steps(name: str, namespace: str, upgraded_file: str = "upgraded.yam
 # -- the command -------------------------------------------------------------------------------
 def _upgrade_or_raise(text: str, opts: Options, source: str) -> Upgraded:
     from kubectl_dynamo.errors import InputError, InvalidContent
-    from kubectl_dynamo.inputs.manifests import parse
+    from kubectl_dynamo.inputs.manifests import NoDgd, parse
     from kubectl_dynamo.validation.schema import require_structure
 
     # bounded, strict YAML; no wrongly typed DGD reaches the converter
-    invalid = require_structure(parse(text, source), source)
+    docs = parse(text, source)
+    if not any(d.is_dgd for d in docs):  # before reading other documents as Kubernetes objects (a Helm values file)
+        raise NoDgd([source])
+    invalid = require_structure(docs, source)
     try:
         return upgrade_text(text, opts)
     except UpgradeError as e:

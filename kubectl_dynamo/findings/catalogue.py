@@ -126,7 +126,7 @@ ENTRIES: Tuple[Entry, ...] = (
       why='the selection shown is what an operator with auto-detected gates would do',
       fix='install the `dynamo-platform` chart',
       refs=()),
-    E('parallelism-mismatch', 'error', ('manifest', 'dgd'), also=('warning',), when='warning when GPUs would only idle, or when TP×PP fits in one pod so each pod starts its own engine',
+    E('parallelism-mismatch', 'error', ('manifest', 'dgd'), also=('warning',), when='error when the engine refuses to start (more ranks than GPUs, or ranks not a multiple of nodeCount for vLLM mp / data parallel and SGLang); warning when GPUs would only idle, or when TP×PP fits in one pod so each pod starts its own engine',
       what='TP×PP(×DP) ≠ GPUs per pod × nodeCount',
       why='"Tensor parallel size cannot be larger than the number of available GPUs" (dynamo#4934, #8567)',
       fix='make TP×PP equal nodeCount × GPUs per pod; DP does not count toward nodeCount',

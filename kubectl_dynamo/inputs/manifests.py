@@ -61,6 +61,15 @@ def _size_text(n: int) -> str:
     return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n} bytes"
 
 
+class NoDgd(InputError):
+    """Input without a DynamoGraphDeployment: one message and exit code 2 in every command."""
+
+    def __init__(self, sources: Sequence[str]):
+        names = ["<stdin>" if s == "-" else s for s in sources]
+        super().__init__(f"{', '.join(names)}: no DynamoGraphDeployment found")
+        self.sources = list(sources)
+
+
 class Document(NamedTuple):  # not a dataclass: creating that class cost every manifest read ~0.6 ms
     position: int  # 0-based, in the stream (not "index": that would shadow tuple.index)
     data: object  # the parsed document (dict for Kubernetes objects)

@@ -7,10 +7,17 @@ Values: ai-dynamo/dynamo@2a6da14c deploy/operator/internal/consts/consts.go and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Optional
+
 GROUP = "nvidia.com"
 V1ALPHA1 = "nvidia.com/v1alpha1"
 V1BETA1 = "nvidia.com/v1beta1"
 DGD_KIND = "DynamoGraphDeployment"
+# What the v1alpha1 conversion keeps for the round trip (v1alpha1 conversion.go), and the frontend sidecar
+# container name: here, not in convert.py, so explain of a v1beta1 DGD never imports the converter.
+ANN_DGD_SPEC = "nvidia.com/dgd-spec"
+FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
 
 # -- DGD annotations --------------------------------------------------------------------------
 ANN_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"  # stamped on CREATE, immutable
@@ -60,3 +67,34 @@ VLLM_MP_ORIGIN_SINCE = "1.0.0"  # origin version: vLLM multinode defaults to mp 
 TOPOLOGY_SINCE = "1.6.0"  # operator and origin: DYNAMO_RANK / DYNAMO_LEADER_ADDRESS
 ROLE_TEMPLATES_SINCE = "1.6.0"  # components[].roles[].podTemplate
 VLLM_FLAG_NORMALIZATION_SINCE = "1.6.0"
+
+
+
+def body_version(doc: Any) -> Optional[str]:
+    """The DGD version its body is written in, whatever ``apiVersion`` says: a spec with ``services``
+    and no ``components`` is v1alpha1 (a common hand edit changes only the apiVersion line), one with
+    ``components`` v1beta1; otherwise the ``apiVersion``."""
+    if not isinstance(doc, Mapping):
+        return None
+    spec = doc.get("spec")
+    if isinstance(spec, Mapping):
+        if "services" in spec and "components" not in spec:
+            return V1ALPHA1
+        if "components" in spec:
+            return V1BETA1
+    version = doc.get("apiVersion")
+    return version if isinstance(version, str) else None
+
+
+def mislabelled(doc: Any) -> bool:
+    """A DynamoGraphDeployment with a v1alpha1 body under another apiVersion (e.g. nvidia.com/v1beta1)."""
+    return (isinstance(doc, Mapping) and doc.get("kind") == DGD_KIND
+            and str(doc.get("apiVersion") or "").startswith(GROUP + "/")
+            and doc.get("apiVersion") != V1ALPHA1 and body_version(doc) == V1ALPHA1)
+
+
+def mislabelled_message(doc: Mapping) -> str:
+    return f"apiVersion is {doc.get('apiVersion')} but the body is v1alpha1 (spec.services, no spec.components)"
+
+
+UPGRADE_HINT = "Run kubectl dynamo upgrade dgd -f FILE: it converts a v1alpha1 body to v1beta1 (--write rewrites FILE)."

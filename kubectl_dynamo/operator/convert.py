@@ -31,10 +31,11 @@ from kubectl_dynamo.operator import api
 
 # Reserved by the operator for conversion round-trip data (v1alpha1 conversion.go).
 CONVERSION_ANNOTATION_PREFIX = "nvidia.com/dgd-"
-ANN_DGD_SPEC = CONVERSION_ANNOTATION_PREFIX + "spec"
+ANN_DGD_SPEC = api.ANN_DGD_SPEC
+assert ANN_DGD_SPEC == CONVERSION_ANNOTATION_PREFIX + "spec"
 
 MAIN_CONTAINER = "main"
-FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
+FRONTEND_SIDECAR_CONTAINER = api.FRONTEND_SIDECAR_CONTAINER
 
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 _PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")

@@ -36,9 +36,7 @@ TERMINATION_DELAY = "15m0s"  # operator config orchestrators.grove.terminationDe
 
 def _alpha(annotations: Dict[str, str], component: str) -> dict:
     """What a v1alpha1 service kept in the conversion annotation (labels, annotations, …)."""
-    from kubectl_dynamo.operator.convert import ANN_DGD_SPEC
-
-    raw = annotations.get(ANN_DGD_SPEC)
+    raw = annotations.get(api.ANN_DGD_SPEC)
     if not raw:
         return {}
     try:

@@ -417,6 +417,12 @@ def explain_dgd(
     dgd_framework = (workerhash.dgd_backend_framework(spec, op_version)
                      if chosen.provider != "grove" or not workerhash.stored(effective) else None)
     worker_hash = workerhash.for_dgd(stored, op_version, backend=dgd_framework)
+    conflict = (workerhash.dgd_backend_conflict(spec, op_version)
+                if chosen.provider != "grove" or not workerhash.stored(effective) else None)
+    if conflict:
+        findings.append(validate.finding(
+            "backend-framework-ambiguous", validate.ERROR, None, f"{conflict} (the operator renders nothing for this DGD).",
+            "Set spec.backendFramework, or run one backend (python -m dynamo.<backend>) in every worker component."))
     for component in components:
         out, comp_findings = _render_component(
             component, dgd_name=name, namespace=namespace or "default", spec=spec, dgd_annotations=effective,

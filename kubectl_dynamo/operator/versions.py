@@ -61,6 +61,15 @@ def is_valid(text: Optional[str]) -> bool:
     return parse(text) is not None
 
 
+def unmodelled(text: str) -> Optional[str]:
+    """What is assumed for a valid operator version newer than any the simulation models, else None."""
+    v, newest = parse(text), parse(NEWEST)
+    if v is None or newest is None or _key(v) <= _key(newest):
+        return None
+    return (f"operator {text} is not modelled; the nearest modelled version is {NEWEST}, and what it renders, "
+            f"admits and refuses is assumed for {text}")
+
+
 def _natural(text: str):
     """Orchestrator tags such as ``v0.1.0-alpha.12-rc1``: numbers compare as numbers inside
     pre-release parts, and an ``rc`` of a pre-release sorts below it (strict semver would put the

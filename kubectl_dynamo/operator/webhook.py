@@ -12,6 +12,7 @@ from typing import Dict, List, Optional
 
 from kubectl_dynamo.operator import api, selection, sglang, versions, vllm
 from kubectl_dynamo.operator.context import Decision
+from kubectl_dynamo.words import plural
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -105,52 +106,81 @@ def vllm_flag_forms(name: str, tokens: List[str], operator_version: str) -> List
     )]
 
 
+# The one parallelism rule (README "Parallelism"). An engine spanning N pods of G GPUs runs W ranks
+# (vLLM: TP×PP, ×DP in data-parallel mode; SGLang: TP×PP), W / N on each pod:
+# - error, the engine refuses: W > N×G (a rank without a GPU: vLLM "Tensor parallel size cannot be larger
+#   than the number of available GPUs", dynamo#4934), or W not a multiple of N where the engine splits
+#   ranks evenly over nodes (vLLM mp and data parallel: vllm-project/vllm vllm/config/parallel.py
+#   ParallelConfig asserts "world_size=… must be divisible by nnodes=…", commit 00193b82; SGLang:
+#   sgl-project/sglang python/sglang/srt/server_args.py check_server_args asserts "world_size must be
+#   divisible by number of nodes", commit 469c63e5). vLLM on Ray places ranks anywhere in the cluster.
+# - warning, GPUs idle: W < N×G otherwise (W / N of each pod's G GPUs used).
+# A hint never proposes the configuration the DGD already has.
+_EVEN_SPLIT = {"mp", "data-parallel", "sglang"}
+
+
 def parallelism(name: str, backend: str, decision: Decision, tokens: List[str], gpus: int, nodes: int) -> List[dict]:
     """TP×PP(×DP) against the GPUs the engine actually gets (GPUs/pod × nodeCount)."""
     if nodes < 2 or gpus <= 0:
         return []
     capacity = gpus * nodes
+    pods = f"{plural(nodes, 'pod')} × {plural(gpus, 'GPU')} = {plural(capacity, 'GPU')}"
     if backend == "vllm":
         tp, pp, dp = (vllm.flag_value(tokens, f) for f in (vllm.TP, vllm.PP, vllm.DP))
-        world = tp * pp
-        if decision.mode in ("mp", "ray") and world != capacity:
-            return [finding(
-                "parallelism-mismatch", _short(world, capacity), name,
-                f"TP×PP = {tp}×{pp} = {world} spans pods, but {nodes} pods × {gpus} GPUs = {capacity} GPUs are requested "
-                f"({decision.mode} mode).",
-                f"Make --tensor-parallel-size × --pipeline-parallel-size equal {capacity}, or set nodeCount to "
-                f"{-(-world // gpus)} with {gpus} GPUs per pod.",
-            )]
-        if decision.mode == "data-parallel" and world * dp != capacity:
-            return [finding(
-                "parallelism-mismatch", _short(world * dp, capacity), name,
-                f"TP×PP×DP = {world}×{dp} = {world * dp} but {nodes} pods × {gpus} GPUs = {capacity} (data-parallel mode: "
-                f"{gpus // world} local ranks per pod).",
-                f"Set --data-parallel-size {capacity // world} or adjust nodeCount / GPUs per pod.",
-            )]
         if decision.mode == "none":
             return [finding(
                 "parallelism-mismatch", WARNING, name,
-                f"TP×PP×DP = {world * dp} fits in one pod ({gpus} GPUs), so the operator adds no multinode wiring: "
-                f"each of the {nodes} pods starts its own engine (mode none).",
+                f"TP×PP×DP = {tp * pp * dp} fits in one pod ({plural(gpus, 'GPU')}), so the operator adds no multinode "
+                f"wiring: each of the {nodes} pods starts its own engine (mode none).",
                 f"For one engine over {capacity} GPUs set --tensor-parallel-size {capacity} (mp/Ray) or "
                 f"--data-parallel-size {capacity} (data parallel); otherwise drop multinode and raise replicas.",
             )]
+        if decision.mode == "data-parallel":
+            return _rule(name, tp * pp * dp, f"TP×PP×DP = {tp}×{pp}×{dp}", nodes, gpus, pods, decision.mode,
+                         "--data-parallel-size", tp * pp)
+        if decision.mode in ("mp", "ray"):
+            return _rule(name, tp * pp, f"TP×PP = {tp}×{pp}", nodes, gpus, pods, decision.mode,
+                         "--tensor-parallel-size × --pipeline-parallel-size", 1)
     if backend == "sglang":
         tp = next((_int_after(tokens, f) for f in sglang.TP_FLAGS if f in tokens), 1)
         pp = next((_int_after(tokens, f) for f in sglang.PP_FLAGS if f in tokens), 1)
-        if tp * pp != capacity:
-            return [finding(
-                "parallelism-mismatch", _short(tp * pp, capacity), name,
-                f"SGLang TP×PP = {tp}×{pp} = {tp * pp} but {nodes} pods × {gpus} GPUs = {capacity}.",
-                f"Set --tp-size (× --pp-size) to {capacity} or change nodeCount / GPUs per pod.",
-            )]
+        return _rule(name, tp * pp, f"SGLang TP×PP = {tp}×{pp}", nodes, gpus, pods, "sglang", "--tp-size (× --pp-size)", 1)
     return []
 
 
-def _short(needed: int, capacity: int) -> str:
-    """More GPUs needed than the pods get: the engine cannot start (error); fewer: GPUs idle (warning)."""
-    return ERROR if needed > capacity else WARNING
+def _rule(name: str, world: int, what: str, nodes: int, gpus: int, pods: str, mode: str, flag: str,
+          unit: int) -> List[dict]:
+    """``world`` ranks on ``nodes`` pods of ``gpus``; ``flag`` sets it in steps of ``unit``."""
+    capacity = gpus * nodes
+    even = mode in _EVEN_SPLIT
+    setting = (f"set {flag} so the product is {capacity}" if unit == 1 else f"set {flag} {capacity // unit}"
+               if capacity % unit == 0 else f"make TP×PP×DP equal {capacity}")
+    if world > capacity:
+        more = -(-world // gpus)  # > nodes, since world > nodes × gpus
+        while even and world % more:
+            more += 1
+        return [finding(
+            "parallelism-mismatch", ERROR, name,
+            f"{what} = {world} ranks but {pods}: the engine refuses to start ({mode} mode).",
+            f"Either {setting}, or set nodeCount to {more} with {plural(gpus, 'GPU')} per pod.")]
+    if even and world % nodes:
+        return [finding(
+            "parallelism-mismatch", ERROR, name,
+            f"{what} = {world} ranks cannot be split evenly over {plural(nodes, 'pod')}: the engine refuses to start "
+            f"({mode} mode: the ranks must be a multiple of the node count).",
+            f"Either {setting} (a multiple of {nodes}), or "
+            + (f"change nodeCount to a divisor of {world}." if world >= 2 * 2 else
+               "drop multinode: the engine fits in one pod."))]
+    if world < capacity:
+        used = world // nodes if even else None
+        per_pod = (f"{plural(used, 'GPU')} of each pod's {gpus} used" if used is not None
+                   else f"{capacity - world} of the {capacity} GPUs idle")
+        fewer = f", or request {plural(used, 'GPU')} per pod (nvidia.com/gpu: {used})" if used else ""
+        return [finding(
+            "parallelism-mismatch", WARNING, name,
+            f"{what} = {world} ranks on {pods} ({mode} mode): the engine starts, {per_pod}.",
+            f"To use every GPU {setting}{fewer}.")]
+    return []
 
 
 def _int_after(tokens: List[str], flag: str) -> int:

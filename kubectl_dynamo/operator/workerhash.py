@@ -288,6 +288,29 @@ def _layout_16() -> str:
     return "dynamo16.DynamoComponentDeploymentSpec"
 
 
+def dgd_backend_conflict(spec: dict, operator_version: str = "1.5.0") -> Optional[str]:
+    """The operator's error when the worker components run two frameworks and spec.backendFramework
+    names none: it refuses the whole DGD computing its worker hash (ai-dynamo/dynamo@2a6da14c
+    internal/dynamo/graph.go backendFrameworkForGeneratedDCDs)."""
+    from kubectl_dynamo.operator.flags import component_backend_framework
+
+    if spec.get("backendFramework"):
+        return None
+    found = ""
+    for comp in spec.get("components") or []:
+        if comp.get("type") not in api.WORKER_TYPES:
+            continue
+        fw, err = component_backend_framework(comp, None, operator_version)
+        if err:
+            return None  # the component's own error, reported with the component
+        if fw in ("", api.NOOP):
+            continue
+        if found and found != fw:
+            return f"multiple backend frameworks detected for generated DynamoComponentDeployments: {found} and {fw}"
+        found = fw
+    return None
+
+
 def dgd_backend_framework(spec: dict, operator_version: str = "1.5.0") -> Optional[str]:
     """``backendFrameworkForGeneratedDCDs``: spec.backendFramework, else the one framework detected
     in the worker components ("" for none); None when the operator would fail (two frameworks)."""

@@ -192,14 +192,15 @@ def format_results(result: ExplainList, wide: bool, color: bool, width: Optional
 
 def format_one(r: ExplainedDgd, wide: bool, color: bool, width: Optional[int] = None) -> str:
     ns = f" -n {r['namespace']}" if r["namespace"] else ""
+    placed = (f"provider {r['provider']}, orchestrator {r['orchestrator'] or 'none'}, "
+              f"scheduler {r['scheduler'] or 'default'}" + (f", queue {r['queue']}" if r["queue"] else "")
+              if r["provider"] else "not rendered: the findings below make the DGD unreadable to the operator")
     out = [f"DynamoGraphDeployment {r['name']}{ns}  ({r['apiVersion']})",
-           f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; provider {r['provider']}, "
-           f"orchestrator {r['orchestrator'] or 'none'}, scheduler {r['scheduler'] or 'default'}"
-           + (f", queue {r['queue']}" if r["queue"] else "") + _lws_gang_note(r)]
+           f"  operator {r['operatorVersion']}, origin {r['originVersion'] or 'none'}; {placed}" + _lws_gang_note(r)]
     for c in r["components"]:
         out.append("")
-        size = (f"{c['nodeCount']} nodes x {c['gpusPerPod']} GPUs = {c['totalGpus']} GPUs" if c["multinode"]
-                else f"{c['gpusPerPod']} GPUs per pod, {c['totalGpus']} total")
+        size = (f"{plural(c['nodeCount'], 'node')} x {plural(c['gpusPerPod'], 'GPU')} = {plural(c['totalGpus'], 'GPU')}"
+                if c["multinode"] else f"{plural(c['gpusPerPod'], 'GPU')} per pod, {c['totalGpus']} total")
         out.append(paint(f"component {c['name']}", "info", color) + f" ({c['type'] or 'no type'}, {c['backend']}): {size}")
         out.append(f"  mode {c['mode']}: {c['modeReason']}")
         for role in c["roles"]:

@@ -25,8 +25,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator import grove as grove_names
+from kubectl_dynamo.operator.api import FRONTEND_SIDECAR_CONTAINER
 from kubectl_dynamo.operator.components import node_count
-from kubectl_dynamo.operator.convert import FRONTEND_SIDECAR_CONTAINER
 from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
 from kubectl_dynamo.operator.gms import is_inter_pod
 from kubectl_dynamo.operator.grove import longest_clique, pcs_name_for_dgd, uses_scaling_group
@@ -153,12 +153,13 @@ def problems(plain: dict, grove: bool) -> List[Problem]:
     """The validating webhook's errors for the DGD as the API server hands it over (after the
     conversion of a v1alpha1 request and the mutating webhook)."""
     from kubectl_dynamo.operator import defaults
-    from kubectl_dynamo.operator.convert import to_v1beta1
 
     alpha = str(plain.get("apiVersion", "")).endswith("/v1alpha1")
     # the API server defaults the request version, converts, and defaults the storage version
     request = defaults.apply(copy.deepcopy(plain), "v1alpha1" if alpha else "v1beta1")
     if alpha:
+        from kubectl_dynamo.operator.convert import to_v1beta1  # only v1alpha1 input pays for the converter
+
         try:
             converted, _ = to_v1beta1(request, force=True, stored=True)
         except (ValueError, TypeError, KeyError, AttributeError):

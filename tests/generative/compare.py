@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -201,3 +202,37 @@ def check(record: dict, provider: str, origin: str, objects: bool = True) -> Tup
     if objects and not (origin.startswith("1.6") and component_path and has_role_templates(doc)):
         problems += compare_objects(name, record[provider], item, provider)
     return problems, compared, exact
+
+
+
+# explain's findings that say the operator's rendering refuses (the DGD or one component); engine and
+# cluster findings (parallelism-mismatch, no-gpu-request, a missing queue, ...) are errors of another actor
+RENDER_REFUSAL_CODES = frozenset({"render-error", "compilation-cache-invalid", "backend-framework-mismatch",
+                                  "backend-framework-ambiguous", "gpu-count-invalid"})
+
+
+def operator_refuses(render: dict) -> List[str]:
+    """The operator's render errors for one provider: the whole DGD's, or one DCD's."""
+    return oracle_roles(render)[1]
+
+
+def refusal_agreement(record: dict, provider: str, origin: str) -> Tuple[bool, bool, List[dict]]:
+    """(operator refuses, explain says the operator refuses, those findings) for one recorded DGD the
+    operator's admission took with ``provider``: the rule is that the two booleans agree."""
+    from kubectl_dynamo.commands import explain
+
+    item = explain.explain_one(json.loads(json.dumps(record["input"])), orchestrator=provider, operator_version=origin)
+    refusals = [f for f in item["findings"] if f["severity"] == "error" and f["code"] in RENDER_REFUSAL_CODES]
+    return bool(operator_refuses(record[provider])), bool(refusals), refusals
+
+
+def _unordered(text: str) -> str:
+    # the operator lists frameworks detected in a command in Go map order: [sglang vllm] or [vllm sglang]
+    return re.sub(r"\[([a-z]+(?: [a-z]+)+)\]", lambda m: "[" + " ".join(sorted(m.group(1).split())) + "]", text)
+
+
+def carries_operator_message(operator_error: str, findings: List[dict]) -> bool:
+    """Whether a finding quotes the operator's own reason (the innermost part of its wrapped error)."""
+    parts = _unordered(operator_error).split(": ")
+    reasons = [": ".join(parts[i:]) for i in range(len(parts))]
+    return any(any(len(r) >= 20 and r in _unordered(f["message"]) for r in reasons) for f in findings)

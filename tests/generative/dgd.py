@@ -623,3 +623,83 @@ def paths(value: Any, prefix: str = "") -> set:
         for v in value:
             out |= paths(v, prefix)
     return out
+
+
+# ---- steered into the operator's render-time refusals ----------------------------------------
+# Each is one error return on the operator's render path (tests/data/generative/render-refusals.tsv:
+# the Go file and the commit); draw_refusal applies one to one worker component of a draw, so the
+# recorded set holds many DGDs the admission takes and the rendering refuses (and near misses).
+REFUSALS = ("failover-not-vllm", "cache-no-mount-path", "cache-mount-path-used", "cache-read-only",
+            "lws-args-empty", "lws-command-empty", "framework-mismatch", "frameworks-in-command",
+            "near-miss")
+
+
+def _workers(dgd: dict) -> List[dict]:
+    return [c for c in (dgd.get("spec") or {}).get("components") or []
+            if (c.get("type") in WORKER_TYPES or c.get("type") is None) and isinstance(c.get("podTemplate"), dict)]
+
+
+def _main(c: dict) -> Optional[dict]:
+    for x in c["podTemplate"].get("spec", {}).get("containers") or []:
+        if x.get("name") == "main":
+            return x
+    return None
+
+
+def draw_refusal(seed: int, index: int, origin: str = "1.5.0") -> dict:
+    """``draw`` with one render refusal (or a near miss) applied to a worker component: a pure
+    function of its arguments, drawn from its own stream (``draw`` itself is unchanged)."""
+    rng = random.Random(f"refusal/{seed}/{origin}/{index}")
+    dgd = draw(seed * 7919 + 13, index, origin)
+    if dgd["apiVersion"].endswith("v1alpha1"):  # the mutations are written in v1beta1 terms
+        dgd = draw(seed * 7919 + 17, index, origin)
+        if dgd["apiVersion"].endswith("v1alpha1"):
+            return dgd
+    workers = [c for c in _workers(dgd) if _main(c) is not None]
+    if not workers:
+        return dgd
+    c = _pick(rng, workers)
+    main = _main(c)
+    assert main is not None
+    fw = next((f for f in BACKENDS if f"dynamo.{f}" in " ".join(map(str, (main.get("command") or []) + (main.get("args") or [])))),
+              _pick(rng, BACKENDS))
+    kind = _pick(rng, REFUSALS)
+    dgd["metadata"]["name"] = f"r{index}-{kind}"
+    other = _pick(rng, [b for b in BACKENDS if b != fw])
+    if kind == "failover-not-vllm":
+        main["command"], main["args"] = ["python3", "-m", f"dynamo.{other if fw == 'vllm' else fw}"], ["--model", "m"]
+        main.setdefault("resources", {}).setdefault("limits", {})["nvidia.com/gpu"] = "1"
+        c["experimental"] = {"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode": "IntraPod"}}
+        dgd["metadata"].setdefault("annotations", {})["nvidia.com/dynamo-kube-discovery-mode"] = "container"
+        dgd["spec"].pop("backendFramework", None)
+    elif kind == "cache-no-mount-path":
+        c["compilationCache"] = {"pvcName": "compile-cache"}
+    elif kind == "cache-mount-path-used":
+        c["compilationCache"] = {"pvcName": "compile-cache", "mountPath": "/data"}
+        main["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+        c["podTemplate"]["spec"]["volumes"] = [{"name": "data", "emptyDir": {}}]
+    elif kind == "cache-read-only":
+        c["compilationCache"] = {"pvcName": "compile-cache", "mountPath": "/cache"}
+        main["volumeMounts"] = [{"name": "compile-cache", "mountPath": "/cache", "readOnly": True}]
+        c["podTemplate"]["spec"]["volumes"] = [{"name": "compile-cache",
+                                                "persistentVolumeClaim": {"claimName": "compile-cache"}}]
+    elif kind in ("lws-args-empty", "lws-command-empty"):
+        c["multinode"] = {"nodeCount": _pick(rng, (2, 3))}
+        c.pop("roles", None)
+        if kind == "lws-args-empty":
+            main["command"] = ["python3", "-m", f"dynamo.{fw}", "--model", "m"]
+            main.pop("args", None)
+        else:
+            main.pop("command", None)
+            main["args"] = ["--model", "m"]
+        dgd["metadata"].setdefault("annotations", {})["nvidia.com/enable-grove"] = "false"
+    elif kind == "framework-mismatch":
+        main["command"], main["args"] = ["python3", "-m", f"dynamo.{fw}"], ["--model", "m"]
+        dgd["spec"]["backendFramework"] = other
+    elif kind == "frameworks-in-command":
+        main["command"] = ["sh", "-c"]
+        main["args"] = [f"python3 -m dynamo.{fw} --model m && python3 -m dynamo.{other}"]
+        dgd["spec"].pop("backendFramework", None)
+    else:  # near miss: a cache with its mount path, a vLLM failover
+        c["compilationCache"] = {"pvcName": "compile-cache", "mountPath": "/cache"}
+    return dgd

@@ -78,3 +78,26 @@ def test_a_null_map_key_is_a_yaml_error(key):
     text = HEAD.replace("{name: g}", f"{{name: g, labels: {{{key}: a}}}}") + _component(0)
     code, _, err, _ = _explain(text)
     assert code == 2 and err.startswith("error: ") and "null" in err and err.count("\n") == 1, err
+
+
+def _v1alpha1_with_args(n: int) -> str:
+    args = "".join(f"          - a{i % 10}\n" for i in range(n))
+    return ("apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata:\n  name: big\nspec:\n"
+            "  services:\n    VllmWorker:\n      componentType: worker\n      extraPodSpec:\n        mainContainer:\n"
+            "          image: x\n          command: [python3]\n          args:\n" + args)
+
+
+def test_upgrade_write_of_a_hundred_thousand_args_within_twenty_seconds(tmp_path):
+    # ruamel's round trip costs ~0.2 ms per node: it took ~25 CPU s for this DGD before upgrade read and
+    # wrote long runs of one-word items apart (commands/upgrade.py load_rt, dump_rt)
+    text = _v1alpha1_with_args(100_000)
+    assert len(text.encode()) < MAX_OBJECT_BYTES
+    f = tmp_path / "big.yaml"
+    f.write_text(text)
+    start = time.process_time()
+    code, _, err, _ = run_in_process(["upgrade", "dgd", "-f", str(f), "--write"])
+    seconds = time.process_time() - start
+    assert code == 0, err
+    written = f.read_text()
+    assert written.startswith("apiVersion: nvidia.com/v1beta1") and written.count("\n          - a") == 100_000
+    assert seconds < 20.0, seconds
