@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -131,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     downloads = args.downloads or args.out.parent / "downloads"
     shutil.rmtree(downloads, ignore_errors=True)
     pure = ["--only-binary=:all:", "--platform", "any", "--implementation", "py", "--abi", "none",
-            "--python-version", "%d.%d" % MIN_PYTHON]
+            "--python-version", ".".join(map(str, MIN_PYTHON))]
     pip_download([*pure, "-r", str(REPO / "krew/vendor.txt")], downloads / "wheels")
     pip_download(["--no-binary=:all:", "--no-build-isolation", "-r", str(REPO / "krew/vendor-sdist.txt")],
                  downloads / "sdist")

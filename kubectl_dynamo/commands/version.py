@@ -27,7 +27,7 @@ def client_build() -> ClientBuild:
     machine = os.uname().machine.lower()
     arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(machine, machine)
     return {"gitCommit": COMMIT or None, "platform": f"{sys.platform}/{arch}",
-            "python": "%d.%d.%d" % sys.version_info[:3]}
+            "python": ".".join(map(str, sys.version_info[:3]))}
 
 
 def run_version(cluster) -> Result[VersionData]:
