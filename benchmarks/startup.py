@@ -1,6 +1,6 @@
 """Benchmark: start-up of the plugin as a user installs it, paired with `kubectl --help`.
 
-    .venv/bin/python benchmarks/startup.py [--runs 15] [--archive dist/kubectl-dynamo_v*_linux_amd64.tar.gz]
+    .venv/bin/python benchmarks/startup.py [--runs 15] [--archive dist/kubectl-dynamo_v*.tar.gz]
 
 Builds a wheel of this checkout, installs it with its dependencies into a fresh venv (what
 `pipx install` does) and times fresh processes of

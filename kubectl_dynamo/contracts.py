@@ -136,8 +136,15 @@ class _VersionServer(TypedDict, total=False):
     dynamoOperator: Optional[Dict[str, Optional[str]]]
 
 
+class ClientBuild(TypedDict):
+    gitCommit: Optional[str]  # null: run from a source checkout, not from a built wheel or archive
+    platform: str  # os/arch in Go's names: linux/amd64, darwin/arm64
+    python: str
+
+
 class VersionData(_VersionServer):
     clientVersion: str
+    clientBuild: ClientBuild
 
 
 # -- explain -----------------------------------------------------------------------------------

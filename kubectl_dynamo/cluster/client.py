@@ -253,8 +253,13 @@ class Cluster:
     def _prepare(self, method: str, path: str, params: Optional[dict], headers: dict, body):
         """(method, url with the query, headers with credentials, body) of one counted attempt."""
         query = "?" + urlencode({k: v for k, v in (params or {}).items() if v is not None}) if params else ""
-        method, url, headers, body, _ = self._api.param_serialize(
-            method, path, header_params=dict(headers), body=body, auth_settings=["BearerToken"])
+        if hasattr(self._api, "param_serialize"):  # kubernetes >= 37
+            method, url, headers, body, _ = self._api.param_serialize(
+                method, path, header_params=dict(headers), body=body, auth_settings=["BearerToken"])
+        else:  # kubernetes <= 36, the krew archive's (37 needs pydantic-core, compiled: docs/distribution.md)
+            headers = {**self._api.default_headers, **headers}
+            self._api.update_params_for_auth(headers, [], ["BearerToken"])  # type: ignore[call-arg]
+            url = self._api.configuration.host + path
         self.requests += 1
         return method, url + query, headers, body
 
@@ -286,6 +291,25 @@ class Cluster:
         self.retried += 1
         return True
 
+    def _call(self, method: str, url: str, headers: dict, body, timeout):
+        """The open response (status, reason, headers, read(), response: the urllib3 one)."""
+        if hasattr(self._api, "param_serialize"):  # kubernetes >= 37
+            return self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=timeout)
+        # kubernetes <= 36: its REST client raises on any non-2xx status and JSON-encodes a string body
+        # again, so urllib3 is called as kubernetes 37's REST client calls it.
+        import urllib3
+
+        if body is not None and not isinstance(body, (str, bytes)):
+            body = json.dumps(body)
+        if isinstance(timeout, tuple):
+            timeout = urllib3.Timeout(connect=timeout[0], read=timeout[1])
+        elif timeout:
+            timeout = urllib3.Timeout(total=timeout)
+        resp = self._api.rest_client.pool_manager.request(method, url, body=body, headers=headers,
+                                                          preload_content=False, timeout=timeout)
+        resp.response = resp  # type: ignore[attr-defined]  # what kubernetes 37's RESTResponse calls the urllib3 response
+        return resp
+
     def request(self, method: str, path: str, params: Optional[dict] = None, body=None,
                 content_type: str = "application/json") -> dict:
         """Send one request (retried as ``_retry`` allows); return the decoded JSON body or raise a
@@ -299,8 +323,7 @@ class Cluster:
             m, url, h, b = self._prepare(method, path, params, headers, body)
             try:
                 # a single number is urllib3's Timeout(total=...): connect and answer share one deadline
-                resp = self._api.call_api(m, url, header_params=h, body=b,
-                                          _request_timeout=self._left(deadline, method, path))
+                resp = self._call(m, url, h, b, self._left(deadline, method, path))
                 raw = resp.read()
             except Exception as e:  # urllib3 and the client raise many types for one meaning
                 if isinstance(e, DynamoError):
@@ -369,8 +392,7 @@ class Cluster:
         while True:
             method, url, headers, _ = self._prepare("GET", path, params, {"Accept": "*/*"}, None)
             try:
-                resp = self._api.call_api(method, url, header_params=headers,
-                                          _request_timeout=(connect, read_timeout))
+                resp = self._call(method, url, headers, None, (connect, read_timeout))
             except Exception as e:
                 if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
                                               f"the connection broke ({_reason(e)})"):

@@ -318,7 +318,12 @@ def _words(text: str, width: int) -> List[str]:
 # -- version -----------------------------------------------------------------------------------------
 
 def format_version(r: VersionData, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    build = r.get("clientBuild")
     lines = [f"Client Version: {r['clientVersion']}"]
+    if build is not None:
+        commit = build["gitCommit"]
+        shown = "unknown (source checkout)" if not commit else commit[:12] + ("+dirty" if "+dirty" in commit else "")
+        lines[0] += f" (commit {shown}, {build['platform']}, Python {build['python']})"
     if "serverVersion" in r:
         lines.append(f"Server Version: {r['serverVersion']}")
         op = r.get("dynamoOperator")

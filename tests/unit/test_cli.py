@@ -111,7 +111,15 @@ def test_version_client_json():
     assert proc.returncode == 0
     from kubectl_dynamo import __version__
 
-    assert json.loads(proc.stdout) == {"clientVersion": __version__}
+    data = json.loads(proc.stdout)
+    assert data["clientVersion"] == __version__
+    import os
+    import platform
+
+    # A source checkout has no _build.py (scripts/release writes it into the built artifacts only).
+    arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+    assert data["clientBuild"] == {"gitCommit": None, "platform": f"{sys.platform}/{arch}",
+                                   "python": platform.python_version()}
 
 
 def test_usage_error_is_one_line_and_exit_2():

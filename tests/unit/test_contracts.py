@@ -206,7 +206,7 @@ def test_rollout_commands_on_every_recorded_rollout_step(step):
 
 def test_version_client():
     _, data = cli_json(["version", "--client", "-o", "json"])
-    assert problems("version", data) == [] and set(data) == {"clientVersion"}
+    assert problems("version", data) == [] and set(data) == {"clientVersion", "clientBuild"}
 
 
 @pytest.mark.parametrize("state, orchestrator", [("grove-healthy", "grove"), ("lws-healthy", "lws"),
