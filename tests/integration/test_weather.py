@@ -208,11 +208,6 @@ def test_get_watch_keeps_every_dgd_and_sees_a_change(scene, tmp_path, fault):
         rows = set()
         run.wait_for(lambda line: bool(rows.add(tuple(line.split()[:2])) or {(A, "llm"), (A, "big"), (B, "chat"),
                                                                                 (B, "wide")} <= rows))
-        if fault == "watch-end":  # the server ends the watches: the change must still arrive
-            deadline = time.monotonic() + 30
-            while proxy.schedule.injected < 3:  # the DGD and pod watches, then one resumed after the proxy ended it
-                assert time.monotonic() < deadline and run.proc.poll() is None, proxy.seen
-                time.sleep(0.1)  # polling the proxy's record of requests for the resumed watch
         reason = f"Weather{fault.title().replace('-', '')}"
         status = {"conditions": [{"type": "Ready", "status": "False", "reason": reason, "message": "x",
                                   "lastTransitionTime": "2026-12-01T09:00:00Z"}]}
