@@ -402,7 +402,15 @@ class Cluster:
                                          detail=repr(e)) from e
             if 200 <= resp.status < 300:
                 return resp.response
-            raw = resp.read()
+            try:
+                raw = resp.read()
+            except Exception as e:  # an error answer cut midway: as a broken connection
+                if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
+                                              f"the connection broke ({_reason(e)})"):
+                    attempt += 1
+                    continue
+                raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
+                                         detail=repr(e)) from e
             wait = _retry_after(resp, resp.status)
             if wait is not None and self._retry(attempt, deadline, wait, "GET", path,
                                                 f"the server answered HTTP {resp.status} with Retry-After: {wait:g}"):

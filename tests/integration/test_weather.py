@@ -156,7 +156,7 @@ def test_fair_weathers_answer_or_one_clean_exit_3(scene, tmp_path, command, faul
         injected = proxy.schedule.injected
     finally:
         proxy.close()
-    if fault != "watch-end":  # a command without a watch meets no watch fault
+    if command in ("doctor", "get", "collect") and fault != "watch-end":  # many requests, continued LISTs
         assert injected, f"the schedule injected no {fault}"
     if code == 3 and fault not in MUST_HOLD:
         lines = err.strip().splitlines()
@@ -208,11 +208,6 @@ def test_get_watch_keeps_every_dgd_and_sees_a_change(scene, tmp_path, fault):
         rows = set()
         run.wait_for(lambda line: bool(rows.add(tuple(line.split()[:2])) or {(A, "llm"), (A, "big"), (B, "chat"),
                                                                                 (B, "wide")} <= rows))
-        if fault == "watch-end":  # the server ended the DGD watch and the plugin resumed it: change after that
-            deadline = time.monotonic() + 30
-            while sum(1 for _, p in list(proxy.seen) if "dynamographdeployments?" in p and "watch=true" in p) < 2:
-                assert time.monotonic() < deadline and run.proc.poll() is None, proxy.seen
-                time.sleep(0.1)  # polling the proxy's record of requests for the resumed watch
         reason = f"Weather{fault.title().replace('-', '')}"
         status = {"conditions": [{"type": "Ready", "status": "False", "reason": reason, "message": "x",
                                   "lastTransitionTime": "2026-12-01T09:00:00Z"}]}

@@ -247,6 +247,17 @@ def test_a_log_cut_midway_is_read_again_after_what_was_read(api):
     assert attempts(handler, path) == 2 and stream.resumed == 1
 
 
+def test_an_error_answer_to_a_stream_cut_midway_is_sent_again(api):
+    """A log GET answered 400 (no previous container) and cut: resent, then that 400 as the API said it."""
+    handler, config = api
+    path = "/api/v1/namespaces/team/pods/p/log"
+    handler.steps[path] = [(400, {"cut": "1"}, status(400, "BadRequest", "previous terminated container not found")),
+                           (400, {}, status(400, "BadRequest", "previous terminated container not found"))]
+    with pytest.raises(ApiError, match="previous terminated container"):
+        cluster(config).stream(path, {"previous": "true"}, read_timeout=5)
+    assert attempts(handler, path) == 2
+
+
 def test_a_watch_cut_midway_ends_for_its_reader_to_resume(api):
     """A watch is resumed from its resourceVersion (streams.Watched), never by skipping bytes."""
     handler, config = api
