@@ -471,6 +471,8 @@ def parse_args(argv=None):
                          "created and all their objects (the cluster is then as that step left it)")
     ap.add_argument("--parallel", type=int, default=PARALLEL, help="connections POSTing the bulk objects")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--docs", action="store_true",
+                    help="then regenerate the doctor table of docs/benchmarks.md from benchmarks/results/*.json (cog)")
     ap.add_argument("--plot", type=Path, metavar="PNG", help="plot wall time and peak RSS against pods (matplotlib)")
     ap.add_argument("--with-steps", type=Path, action="append", default=[], metavar="JSON",
                     help="also plot the steps of an earlier run (its results .json)")
@@ -795,12 +797,19 @@ def finish(ctx):
             | {"doctor": {lb: _plain(x) for lb, x in st["doctor"].items()}, "floor": _plain(st["floor"]),
                "floor_modes": {m: _plain(x) for m, x in st["floor_modes"].items()},
                "single": {lb: _plain(x) for lb, x in st["single"].items()}} for st in ctx.steps]
-    args.out.with_suffix(".json").write_text(json.dumps({"commit": commit(), "argv": sys.argv[1:], "machine": dict(facts), "steps": data,
+    args.out.with_suffix(".json").write_text(json.dumps({"commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                                        "argv": sys.argv[1:], "machine": dict(facts),
+                                                        "world": {"nodes": args.nodes, "namespaces": args.namespaces,
+                                                                  "pods_per_dgd": args.pods_per_dgd,
+                                                                  "group_sizes": NODE_COUNTS}, "steps": data,
                                                         "timings": ctx.timings}, indent=1) + "\n")
     if args.plot:
         earlier = [st for f in args.with_steps for st in json.loads(f.read_text())["steps"]]
         plot(data + earlier, args.plot)
     print(text)
+    if args.docs:  # the table of docs/benchmarks.md is generated from the results files
+        subprocess.run([str(Path(sys.executable).parent / "cog"), "-r", "-c", str(REPO / "docs" / "benchmarks.md")],
+                       check=True)
     bad = [st["pods"] for st in ctx.steps if st["unexpected_findings"] or st["missed_findings"]
            or not st["same_requests"]]
     if bad:
