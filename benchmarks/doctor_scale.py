@@ -394,8 +394,10 @@ MAXRSS = re.compile(r"Maximum resident set size \(kbytes\): (\d+)")
 
 def measure(cmd, audit, runs, stdout_path=None, env=None, keep_events=False):
     """`runs` fresh runs under /usr/bin/time -v: wall (s), peak RSS (MB), audit requests (and the
-    audit events themselves with keep_events)."""
+    audit events themselves with keep_events). Python may write its bytecode caches, as an installed
+    package has them (PYTHONDONTWRITEBYTECODE would make every run compile our modules again)."""
     out = []
+    env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
     for _ in range(runs):
         start = audit.settle()
         sink = open(stdout_path, "w") if stdout_path else subprocess.DEVNULL
