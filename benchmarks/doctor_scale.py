@@ -694,9 +694,23 @@ def expected_findings(args, ndgds):
 
 
 def found(report):
-    """(namespace, DGD, code) of every error or warning doctor reported (a cluster's: namespace and DGD None)."""
-    return {((f.get("dgd") or {}).get("namespace"), (f.get("dgd") or {}).get("name"), f["code"])
-            for f in report["findings"] if f["severity"] in ("error", "warning")}
+    """(namespace, DGD, code) of every error or warning doctor reported (a cluster's: namespace and DGD None).
+    A finding about a pod may come without its `dgd`: its DGD is then the one whose name starts the
+    pod's (every pod name here is `<DGD or its PodCliqueSet>-...`, and the PodCliqueSet is the DGD's name)."""
+    names = {}
+    for d in report["deployments"]:
+        names.setdefault(d["namespace"], []).append(d["name"])
+    out = set()
+    for f in report["findings"]:
+        if f["severity"] not in ("error", "warning"):
+            continue
+        dgd, obj = f.get("dgd") or {}, f.get("object") or {}
+        if not dgd and obj.get("kind") == "Pod":
+            owner = max((n for n in names.get(obj.get("namespace"), []) if obj.get("name", "").startswith(n + "-")),
+                        key=len, default=None)
+            dgd = {"namespace": obj.get("namespace"), "name": owner} if owner else {}
+        out.add((dgd.get("namespace"), dgd.get("name"), f["code"]))
+    return out
 
 
 def check_world(args, ndgds, report):
