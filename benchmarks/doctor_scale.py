@@ -695,8 +695,9 @@ def expected_findings(args, ndgds):
 
 def found(report):
     """(namespace, DGD, code) of every error or warning doctor reported (a cluster's: namespace and DGD None).
-    A finding about a pod may come without its `dgd`: its DGD is then the one whose name starts the
-    pod's (every pod name here is `<DGD or its PodCliqueSet>-...`, and the PodCliqueSet is the DGD's name)."""
+    A finding may come without its `dgd` (image-mismatch, rank-duplicate, worker-probes, crash-loop do):
+    its DGD is then the one its object is or whose name starts the object's (every pod and workload name
+    here is `<DGD or its PodCliqueSet>-...`, and the PodCliqueSet is named as the DGD)."""
     names = {}
     for d in report["deployments"]:
         names.setdefault(d["namespace"], []).append(d["name"])
@@ -705,9 +706,9 @@ def found(report):
         if f["severity"] not in ("error", "warning"):
             continue
         dgd, obj = f.get("dgd") or {}, f.get("object") or {}
-        if not dgd and obj.get("kind") == "Pod":
-            owner = max((n for n in names.get(obj.get("namespace"), []) if obj.get("name", "").startswith(n + "-")),
-                        key=len, default=None)
+        if not dgd and obj.get("namespace"):  # the DGD itself, or a pod or workload named after it
+            owner = max((n for n in names.get(obj["namespace"], [])
+                         if obj.get("name") == n or (obj.get("name") or "").startswith(n + "-")), key=len, default=None)
             dgd = {"namespace": obj.get("namespace"), "name": owner} if owner else {}
         out.add((dgd.get("namespace"), dgd.get("name"), f["code"]))
     return out
