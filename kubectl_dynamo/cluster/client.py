@@ -178,6 +178,9 @@ def _with_scheme(host: str, tls: bool) -> str:
 def _configuration_class() -> type:
     """The client's Configuration with client-go's scheme default for ``host``; a property, because
     the kubeconfig loader re-applies the kubeconfig's host before every request."""
+    from kubectl_dynamo.cluster import lean_kubernetes
+
+    lean_kubernetes()
     from kubernetes.client import Configuration as base  # lazy: see the module docstring
 
     # base.host is the property object; mypy types a property read off its class as the getter
@@ -199,6 +202,9 @@ class Cluster:
     """One connection to one API server, built from kubeconfig or in-cluster configuration."""
 
     def __init__(self, target: Target):
+        from kubectl_dynamo.cluster import lean_kubernetes
+
+        lean_kubernetes()
         from kubernetes import client, config  # lazy: see the module docstring
         from kubernetes.config.config_exception import ConfigException
 
