@@ -381,3 +381,46 @@ def test_a_scale_lws_has_not_acted_on_blames_lws_once(tmp_path):
     assert [f["object"]["kind"] for f in blamed] == ["LeaderWorkerSet"]
     assert "the LWS controller has not acted" in blamed[0]["message"]
     assert not any("Dynamo operator" in f["message"] and f["severity"] == "error" for f in data["findings"])
+
+
+# -- recorded for issue 36 (tests/data/recorded/PROVENANCE.md): expectations written from the injected fault ------
+# These three ran on a sandbox with LWS and no Volcano: lws-without-volcano / no-multinode-orchestrator (and,
+# with no operator process, discovery-rbac-missing) are true of that sandbox and not what these tests judge.
+
+def _refs(state: str) -> list:
+    return [(f["code"], f["object"], f["severity"]) for f in doctor(state)["findings"] if f["code"] == "reference-missing"]
+
+
+def test_recorded_missing_pull_secret_is_named():
+    """Fault: imagePullSecrets regcred on both LWS templates, no Secret regcred. Expected before running doctor:
+    reference-missing on Secret llm/regcred, a warning (kwok ran the pods; a kubelet pulls without it), naming
+    both pods."""
+    state = "lws-direct-pull-secret-missing"
+    pods = sorted(p["metadata"]["name"] for p in items(state, "", "v1", "pods")
+                  if p["metadata"].get("labels", {}).get(DGD) == "sglang-mn")
+    assert pods and not [s for s in items(state, "", "v1", "secrets") if s["metadata"]["name"] == "regcred"]
+    assert _refs(state) == [("reference-missing", {"kind": "Secret", "namespace": "llm", "name": "regcred"}, "warning")]
+    (f,) = [f for f in doctor(state)["findings"] if f["code"] == "reference-missing"]
+    assert "imagePullSecrets" in f["message"] and all(p in f["message"] for p in pods)
+
+
+def test_recorded_missing_configmap_is_named():
+    """Fault: envFrom configMapRef engine-config on the containers, no ConfigMap engine-config. Expected:
+    reference-missing on ConfigMap llm/engine-config, a warning while the pods run (a restart fails)."""
+    assert _refs("lws-direct-configmap-missing") == [
+        ("reference-missing", {"kind": "ConfigMap", "namespace": "llm", "name": "engine-config"}, "warning")]
+
+
+def test_recorded_lws_that_never_leads_is_blamed():
+    """Fault: the LWS manager running with leader election on while another holder keeps its Lease (its webhooks
+    answer, its controllers never start). Expected before running doctor: a root error blames the LWS controller on
+    the LeaderWorkerSet it never processed; no error says the Dynamo operator has not acted."""
+    state = "lws-direct-lws-not-leader"
+    (lws,) = items(state, "leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+    assert not lws.get("status") and not items(state, "apps", "v1", "statefulsets")
+    errors = [f for f in doctor(state)["findings"] if f["severity"] == "error"]
+    (f,) = [f for f in errors if f["code"] == "controller-not-reconciling"]
+    assert f["cause"] is None and f["object"] == {"kind": "LeaderWorkerSet", "namespace": "llm",
+                                                  "name": lws["metadata"]["name"]}
+    assert "the LWS controller has not acted" in f["message"] and "has no status" in f["message"]
+    assert not any("Dynamo operator has not" in x["message"] for x in errors)
