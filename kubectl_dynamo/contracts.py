@@ -337,14 +337,35 @@ class Problem(TypedDict):
     reason: str
 
 
+class CollectScope(TypedDict):
+    kind: str  # dgd | namespace | cluster
+    namespace: Optional[str]
+    dgd: Optional[str]
+
+
+class CollectLimits(TypedDict):
+    log_bytes: int
+    log_lines: int
+    controller_log_bytes: int
+    controller_log_lines: int
+    max_bytes: int
+    max_pods: int
+
+
 class CollectSummary(TypedDict):
     output: str
     bytes: int
     files: int
+    scope: CollectScope
     pods: int
     logs: int
     forbidden: List[Problem]
     unavailable: List[Problem]
+    truncated: int
+    redacted: Dict[str, int]
+    includeEnv: bool
+    mapping: Optional[str]
+    limits: CollectLimits
     doctor: Severities
 
 

@@ -328,10 +328,10 @@ class _Tree:
     """The files of a snapshot: a directory, or a .tar.gz holding the tree at its root or in one
     top-level directory (what ``tar czf x.tar.gz dir`` makes)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, held: Optional[Dict[str, bytes]] = None):
         self.path = path
-        self._files: Optional[Dict[str, bytes]] = None
-        if os.path.isdir(path):
+        self._files: Optional[Dict[str, bytes]] = held  # already in memory (collect, before it writes)
+        if held is not None or os.path.isdir(path):
             return
         if not os.path.isfile(path):
             raise InputError(f"snapshot {path}: no such file or directory")
@@ -370,8 +370,8 @@ class _Tree:
 class RecordedCluster:
     """The read side of ``client.Cluster``, answered from a snapshot. Mutating requests are refused."""
 
-    def __init__(self, path: str, namespace: Optional[str] = None):
-        self._tree = _Tree(path)
+    def __init__(self, path: str, namespace: Optional[str] = None, *, files: Optional[Dict[str, bytes]] = None):
+        self._tree = _Tree(path, files)
         manifest = self._tree.read("manifest.json")
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise InputError(f"snapshot {path}: no manifest.json of format {FORMAT}")
@@ -382,6 +382,8 @@ class RecordedCluster:
         self.server = f"snapshot {path}"
         self.context = None
         self.scope: Optional[str] = manifest.get("namespace")  # the recording's namespace; None = all
+        # a collect bundle of one DGD or namespace also holds the controllers' namespaces (manifest "namespaces")
+        self.held = set(manifest.get("namespaces") or ([self.scope] if self.scope else []))
         self.namespace = namespace or self.scope or "default"
         self.requests = 0
         self._version = self._tree.read("version.json") or {}
@@ -475,7 +477,7 @@ class RecordedCluster:
         if kind is None:
             raise DynamoError(f"{resource}{'.' + group if group else ''} {version} was not recorded in {self.server}")
         namespaced = bool(kind.get("namespaced"))
-        if namespaced and namespace and self.scope and namespace != self.scope:
+        if namespaced and namespace and self.held and namespace not in self.held:
             raise DynamoError(f"{self.server} holds namespace {self.scope} only, not {namespace}")
         if not namespaced and namespace:
             raise NotFound(NOT_SERVED)  # a cluster-scoped kind has no namespaced path
