@@ -350,20 +350,25 @@ class _Tree:
             files = {name[len(prefix):]: data for name, data in files.items() if name.startswith(prefix)}
         self._files = files
 
+    def raw(self, name: str) -> Optional[bytes]:
+        """One file of the tree as stored, None when absent."""
+        try:
+            if self._files is not None:
+                return self._files.get(name)
+            full = os.path.join(self.path, name)
+            if not os.path.exists(full):
+                return None
+            with open(full, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise InputError(f"snapshot {self.path}: cannot read {name}: {e}") from e
+
     def read(self, name: str) -> Optional[dict]:
         """One JSON file of the tree, None when absent."""
+        raw = self.raw(name)
         try:
-            raw: Optional[bytes]
-            if self._files is None:
-                full = os.path.join(self.path, name)
-                if not os.path.exists(full):
-                    return None
-                with open(full, "rb") as f:
-                    raw = f.read()
-            else:
-                raw = self._files.get(name)
             return None if raw is None else json.loads(raw)
-        except (OSError, ValueError) as e:
+        except ValueError as e:
             raise InputError(f"snapshot {self.path}: cannot read {name}: {e}") from e
 
 
@@ -379,6 +384,7 @@ class RecordedCluster:
             raise InputError(f"snapshot {path}: formatVersion {manifest.get('formatVersion')} is not supported "
                              f"(this version reads {FORMAT_VERSION})")
         self.manifest = manifest
+        self.path = path
         self.server = f"snapshot {path}"
         self.context = None
         self.scope: Optional[str] = manifest.get("namespace")  # the recording's namespace; None = all
@@ -392,6 +398,13 @@ class RecordedCluster:
         self._forbidden = {(f["group"], f["version"], f["resource"]): f.get("reason") or "forbidden"
                            for f in manifest.get("forbidden") or []}
         self._items: Dict[Tuple[str, str, str], List[dict]] = {}
+
+    def read_json(self, name: str) -> Optional[dict]:
+        """A file of the recording beside the snapshot (a collect bundle's collect.json, detect.json)."""
+        return self._tree.read(name)
+
+    def read_bytes(self, name: str) -> Optional[bytes]:
+        return self._tree.raw(name)
 
     # -- the live Cluster's interface ----------------------------------------------------------
     def server_version(self) -> str:

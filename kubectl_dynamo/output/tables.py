@@ -14,6 +14,7 @@ from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import (
+        BundleListing,
         Catalogue,
         CheckEntry,
         CollectSummary,
@@ -620,6 +621,26 @@ def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optiona
     for title, items, kind in (("Forbidden", data["forbidden"], "error"), ("Unavailable", data["unavailable"], "warning")):
         if items:
             out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
+    return folded(out, width)
+
+
+def format_bundle(data: BundleListing, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    """``doctor --from BUNDLE --list``: scope, versions, counts, redaction, caps, then every file."""
+    out = [f"Bundle:     {data['path']}" + (f" (collect format {data['collectFormat']})" if data["collectFormat"] else ""),
+           f"Scope:      {_scope_words(cast(dict, data['scope']))}", f"Created:    {data['createdAt'] or '-'}",
+           "Versions:   " + (", ".join(f"{k} {v}" for k, v in data["versions"].items() if v) or "-"),
+           "Objects:    " + (", ".join(f"{n} {k}" for k, n in data["counts"].items() if n) or "none"),
+           "Redacted:   " + (", ".join(f"{n} {w}" for w, n in data["redacted"].items()) or "nothing")
+           + ("; env values kept (--include-env)" if data["includeEnv"] else "")
+           + ("; anonymized" if data["anonymized"] else "")]
+    if data["limits"] and "max_pods" in data["limits"]:
+        out.append(f"Caps:       {_caps(data['limits'])}")
+    if data["truncated"]:
+        out.append(f"Truncated:  {', '.join(data['truncated'])}")
+    out += [f"Note:       {n}" for n in data["notes"]]
+    rows = [(f["check"].upper() if f["check"] in ("modified", "missing") else f["check"], str(f["bytes"]),
+             (f["sha256"] or "-")[:12], f["path"]) + ((f["what"],) if wide else ()) for f in data["files"]]
+    out += ["", grid(rows, ["check", "bytes", "sha256", "path"] + (["what"] if wide else []), width)]
     return folded(out, width)
 
 
