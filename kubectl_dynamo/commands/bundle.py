@@ -14,7 +14,7 @@ from kubectl_dynamo.errors import InputError, UsageError
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
-    from kubectl_dynamo.contracts import BundleListing, Skipped
+    from kubectl_dynamo.contracts import BundleFile, BundleListing, CollectScope, Skipped
 
 READS = (1, 2)  # collect formats this plugin reads
 
@@ -31,14 +31,14 @@ def collect_format(cluster) -> Optional[int]:
     return version
 
 
-def scope_of(cluster) -> dict:
+def scope_of(cluster) -> CollectScope:
     scope = cluster.manifest.get("scope")
     if isinstance(scope, dict):
         return scope
     return {"kind": "namespace" if cluster.scope else "cluster", "namespace": cluster.scope, "dgd": None}
 
 
-def words(scope: dict) -> str:
+def words(scope: CollectScope) -> str:
     if scope["kind"] == "dgd":
         return f"DGD {scope['namespace']}/{scope['dgd']}"
     if scope["kind"] == "namespace":
@@ -87,7 +87,7 @@ def run_list(cluster) -> Result[BundleListing]:
     collect = cluster.read_json("collect.json") or {}
     listed = manifest.get("files") or [{"path": f["path"], "bytes": f["bytes"], "sha256": f.get("sha256"),
                                         "what": f.get("what", "")} for f in collect.get("files") or []]
-    files = []
+    files: List[BundleFile] = []
     for f in listed:
         raw = cluster.read_bytes(f["path"])
         state = "missing" if raw is None else "unchecked" if not f.get("sha256") else (
