@@ -34,7 +34,7 @@ def collect_format(cluster) -> Optional[int]:
 def scope_of(cluster) -> CollectScope:
     scope = cluster.manifest.get("scope")
     if isinstance(scope, dict):
-        return scope
+        return {"kind": scope.get("kind", "cluster"), "namespace": scope.get("namespace"), "dgd": scope.get("dgd")}
     return {"kind": "namespace" if cluster.scope else "cluster", "namespace": cluster.scope, "dgd": None}
 
 
