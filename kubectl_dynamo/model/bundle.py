@@ -42,7 +42,7 @@ from kubectl_dynamo.operator.selection import DEFAULT_KAI_QUEUE
 Key = Tuple[str, str, str]  # (group, version, plural)
 Objects = Dict[Key, List[dict]]
 SCOPES = ("dgd", "namespace", "cluster")
-REDACTED = "<redacted>"
+REDACTED = "REDACTED"  # a plain word: a command line that holds it quotes it as before (no shell metacharacter)
 
 # the kinds narrow() treats by what they are (group, plural)
 NAMESPACES, NODES, PODS, EVENTS = ("", "namespaces"), ("", "nodes"), ("", "pods"), ("", "events")
@@ -355,7 +355,7 @@ SECRET_WORD = r"(?:token|secret|passw(?:or)?d|api[-_]?key|access[-_]?key|private
 # sshSecretName, secretRef, tokenPath) and whose value is not a reference ($(HF_TOKEN), ${X})
 SECRET_ASSIGN = re.compile(r"(?i)(--?[A-Za-z0-9_.-]*" + SECRET_WORD + r"[A-Za-z0-9_.-]*(?:=|\s+)"
                            r"|(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*" + SECRET_WORD + r"[A-Za-z0-9_.-]*\"?\s*[:=]\s*\"?)"
-                           r"(?![-$<])([^\s\"',;]+)")
+                           r"(?![-$]|REDACTED)([^\s\"',;]+)")
 NOT_A_VALUE = re.compile(r"(?i)(?:name|names|namespace|ref|path|file|dir|mount|type|kind|class)\W*$")
 SECRET_FLAG = re.compile(r"(?i)^--?[A-Za-z0-9_.-]*" + SECRET_WORD + r"[A-Za-z0-9_.-]*$")
 SECRET_ANNOTATION = re.compile(r"(?i)" + SECRET_WORD)
@@ -378,6 +378,8 @@ class Redactor:
 
     def text(self, s: str) -> str:
         """Token shapes, secret assignments, and base64 runs that decode to either."""
+        if not s or s == REDACTED:
+            return s
         out, n = TOKENS.subn(REDACTED, s)
         self._count("token-shaped strings", n)
         out = SECRET_ASSIGN.sub(self._assign, out)

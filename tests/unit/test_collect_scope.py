@@ -221,11 +221,11 @@ def test_no_planted_value_in_clear_or_base64_unless_include_env(seed, tmp_path):
     assert leaks(files, planted["env"] + planted["secret"] + logged) == []
     assert summary["redacted"]["env values"] >= 1 and summary["includeEnv"] is False
     logs = [data.decode() for f, data in files.items() if f.startswith("pods/") and f.endswith(".log")]
-    assert logs and all("plain line" in text and "<redacted>" in text for text in logs)
+    assert logs and all("plain line" in text and "REDACTED" in text for text in logs)
     # env names and valueFrom references stay (doctor and tree read them)
     pods = [o for o in objects(files) if o["metadata"].get("namespace") == namespace and "containers" in (o.get("spec") or {})]
     env = [e for p in pods for c in p["spec"]["containers"] for e in c.get("env") or []]
-    assert any(e["name"] == "PLANTED_ENV" and e["value"] == "<redacted>" for e in env)
+    assert any(e["name"] == "PLANTED_ENV" and e["value"] == "REDACTED" for e in env)
     assert all("valueFrom" in e for e in env if "value" not in e)
     # --include-env keeps env values (only them: flags and token shapes stay redacted)
     _, kept, _ = collect(Logs(str(tree), namespace, lines), tmp_path, name, include_env=True)
