@@ -1,9 +1,9 @@
 """``collect`` on the real control plane holds what was asked, and nothing private.
 
-Three DGDs on the sandbox: ``alpha`` (the one collected, with a fault doctor must find offline) and its neighbour
-``bravo`` in namespace kd-scope-one, ``charlie`` in kd-scope-two. Each has env values, a Secret, a credential
+Three DGDs on the sandbox: ``kd-alpha`` (the one collected, with a fault doctor must find offline) and its neighbour
+``kd-bravo`` in namespace kd-scope-one, ``kd-charlie`` in kd-scope-two. Each has env values, a Secret, a credential
 annotation, token arguments (``--hf-token=…``, ``--api-key …``) and token-shaped log lines (in clear and base64)
-planted, all distinct; alpha and bravo each mount a model-cache claim (bound by the real PV controller to a
+planted, all distinct; kd-alpha and kd-bravo each mount a model-cache claim (bound by the real PV controller to a
 PersistentVolume of a StorageClass) that a download Job mounts too. Faked because they cannot run here (and
 said so): the images (kwok serves each pod's log from a file, kwok v0.8.0 ``pkg/kwok/server/debugging_logs.go``),
 and the Grove controller (the test creates what Grove would, as tests/integration/test_daily.py does).
@@ -27,7 +27,7 @@ from tests.integration import world as w
 pytestmark = pytest.mark.fullcluster
 
 NS1, NS2 = "kd-scope-one", "kd-scope-two"
-DGDS = {"alpha": NS1, "bravo": NS1, "charlie": NS2}
+DGDS = {"kd-alpha": NS1, "kd-bravo": NS1, "kd-charlie": NS2}
 OTHER_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0"
 CLASS = "kd-scope-manual"
 
@@ -98,11 +98,12 @@ def state(sandbox, tmp_path_factory):
         claim = f"{dgd}-model-cache" if ns == NS1 else None
 
         def mutate(pods, dgd=dgd, claim=claim):
-            if dgd != "bravo":
+            if dgd != "kd-bravo":
                 pods[2]["spec"]["containers"][0]["image"] = OTHER_IMAGE  # the fault doctor finds
             for p in pods:
                 c = p["spec"]["containers"][0]
-                c.setdefault("env", []).append({"name": "PLANTED_ENV", "value": planted.env[dgd]})
+                if not any(e.get("name") == "PLANTED_ENV" for e in c.get("env") or []):  # rendered from the DGD
+                    c.setdefault("env", []).append({"name": "PLANTED_ENV", "value": planted.env[dgd]})
                 c.setdefault("envFrom", []).append({"secretRef": {"name": f"{dgd}-hf-token"}})
                 if claim:
                     p["spec"].setdefault("volumes", []).append({"name": "model", "persistentVolumeClaim":
@@ -148,50 +149,50 @@ def state(sandbox, tmp_path_factory):
     sandbox.kubectl("delete", "clusterlogs.kwok.x-k8s.io", "kd-scope", "--ignore-not-found", check=False)
     for ns in (NS1, NS2):
         sandbox.kubectl("delete", "namespace", ns, "--wait=false", check=False)
-    sandbox.kubectl("delete", "pv", "kd-scope-pv-alpha", "kd-scope-pv-bravo", "--ignore-not-found", "--wait=false",
+    sandbox.kubectl("delete", "pv", "kd-scope-pv-kd-alpha", "kd-scope-pv-kd-bravo", "--ignore-not-found", "--wait=false",
                     check=False)
     sandbox.kubectl("delete", "storageclass", CLASS, "--ignore-not-found", check=False)
 
 
 def test_a_dgds_bundle_holds_it_only_and_nothing_private(sandbox, state, tmp_path):
-    bundle = tmp_path / "alpha.tar.gz"
-    proc = cli(sandbox, "collect", "alpha", "-n", NS1, "-o", str(bundle))
+    bundle = tmp_path / "kd-alpha.tar.gz"
+    proc = cli(sandbox, "collect", "kd-alpha", "-n", NS1, "-o", str(bundle))
     assert proc.returncode == 0, proc.stderr
-    assert f"scope DGD {NS1}/alpha" in proc.stdout.splitlines()[0]
+    assert f"scope DGD {NS1}/kd-alpha" in proc.stdout.splitlines()[0]
     files = members(bundle)
     # nothing of the other namespace, nothing of the neighbour
-    assert mentions(files, NS2) == [] and mentions(files, "charlie") == [] and mentions(files, "bravo") == []
+    assert mentions(files, NS2) == [] and mentions(files, "kd-charlie") == [] and mentions(files, "kd-bravo") == []
     # no planted value in clear or base64: env values, secrets, flags, annotations, log tokens of every DGD
     assert leaks(files, state.every()) == []
-    assert any(f.startswith(f"pods/{NS1}/") and f.endswith("main.log") and b"alpha serving" in data
+    assert any(f.startswith(f"pods/{NS1}/") and f.endswith("main.log") and b"kd-alpha serving" in data
                for f, data in files.items())
     # the model path: the claim, its volume and class, the download Job that mounts it (issue 41)
     def names(path):
         return sorted(o["metadata"]["name"] for o in json.loads(files[path])["items"])
-    assert names("resources/core/v1/persistentvolumeclaims.json") == ["alpha-model-cache"]
-    assert names("resources/core/v1/persistentvolumes.json") == ["kd-scope-pv-alpha"]
+    assert names("resources/core/v1/persistentvolumeclaims.json") == ["kd-alpha-model-cache"]
+    assert names("resources/core/v1/persistentvolumes.json") == ["kd-scope-pv-kd-alpha"]
     assert names("resources/storage.k8s.io/v1/storageclasses.json") == [CLASS]
-    assert names("resources/batch/v1/jobs.json") == ["alpha-download"]
-    assert "alpha-hf-token" in names("resources/core/v1/secrets.json")
-    # the controllers' lines about alpha only
+    assert names("resources/batch/v1/jobs.json") == ["kd-alpha-download"]
+    assert "kd-alpha-hf-token" in names("resources/core/v1/secrets.json")
+    # the controllers' lines about kd-alpha only
     ctl = [data.decode() for f, data in files.items() if f.startswith("controllers/dynamo-system/")]
-    assert ctl and all(text.strip().endswith(f'"name": "alpha", "namespace": "{NS1}"}}') for text in ctl)
+    assert ctl and all(text.strip().endswith(f'"name": "kd-alpha", "namespace": "{NS1}"}}') for text in ctl)
     # manifest.json lists every other file with its size and sha256, and what was redacted
     manifest = json.loads(files["manifest.json"])
-    assert manifest["scope"] == {"kind": "dgd", "namespace": NS1, "dgd": "alpha"}
+    assert manifest["scope"] == {"kind": "dgd", "namespace": NS1, "dgd": "kd-alpha"}
     listed = {f["path"]: f for f in manifest["files"]}
     assert set(listed) == set(files) - {"manifest.json"}
     assert all(hashlib.sha256(files[p]).hexdigest() == f["sha256"] and f["bytes"] == len(files[p])
                for p, f in listed.items())
     assert manifest["bundle"]["redacted"]["env values"] >= 3
-    # doctor --from diagnoses alpha only, as doctor does live
-    live = cli(sandbox, "doctor", "alpha", "-n", NS1, "-o", "json")
+    # doctor --from diagnoses kd-alpha only, as doctor does live
+    live = cli(sandbox, "doctor", "kd-alpha", "-n", NS1, "-o", "json")
     offline = run_cli("doctor", "--from", str(bundle), "-A", "-o", "json")
     assert offline.returncode == live.returncode == 1, offline.stderr
     found = json.loads(offline.stdout)["findings"]
     assert found == json.loads(live.stdout)["findings"] and "image-mismatch" in {f["code"] for f in found}
-    assert {f["object"]["name"] for f in found if f["object"]["kind"] == "DynamoGraphDeployment"} == {"alpha"}
-    outside = run_cli("doctor", "--from", str(bundle), "-n", NS2, "charlie")
+    assert {f["object"]["name"] for f in found if f["object"]["kind"] == "DynamoGraphDeployment"} == {"kd-alpha"}
+    outside = run_cli("doctor", "--from", str(bundle), "-n", NS2, "kd-charlie")
     assert outside.returncode == 2 and "was not collected" in outside.stderr
 
 
@@ -201,36 +202,36 @@ def test_an_explicit_wider_scope_includes_the_others(sandbox, state, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"scope namespace {NS1}" in proc.stdout
     files = members(ns_bundle)
-    assert mentions(files, "bravo") and mentions(files, "alpha") and mentions(files, NS2) == []
+    assert mentions(files, "kd-bravo") and mentions(files, "kd-alpha") and mentions(files, NS2) == []
     assert leaks(files, state.every()) == []
     every = tmp_path / "all.tar.gz"
     proc = cli(sandbox, "collect", "-A", "-o", str(every))
     assert proc.returncode == 0, proc.stderr
     assert "scope cluster (every namespace)" in proc.stdout
     files = members(every)
-    assert mentions(files, "charlie") and mentions(files, NS2) and leaks(files, state.every()) == []
+    assert mentions(files, "kd-charlie") and mentions(files, NS2) and leaks(files, state.every()) == []
     found = json.loads(run_cli("doctor", "--from", str(every), "-o", "json").stdout)["findings"]
-    assert {"alpha", "charlie"} <= {f["object"]["name"] for f in found}
-    plan = cli(sandbox, "collect", "alpha", "-n", NS1, "--dry-run")
-    assert plan.returncode == 0 and "bravo" not in plan.stdout and f"{NS1}/alpha-" in plan.stdout
+    assert {"kd-alpha", "kd-charlie"} <= {f["object"]["name"] for f in found}
+    plan = cli(sandbox, "collect", "kd-alpha", "-n", NS1, "--dry-run")
+    assert plan.returncode == 0 and "kd-bravo" not in plan.stdout and f"{NS1}/kd-alpha-" in plan.stdout
     kept = tmp_path / "env.tar.gz"
-    assert cli(sandbox, "collect", "alpha", "-n", NS1, "-o", str(kept), "--include-env").returncode == 0
-    assert leaks(members(kept), [state.env["alpha"]]) != []  # --include-env opts back in, for env only
-    assert leaks(members(kept), state.private["alpha"]) == []
+    assert cli(sandbox, "collect", "kd-alpha", "-n", NS1, "-o", str(kept), "--include-env").returncode == 0
+    assert leaks(members(kept), [state.env["kd-alpha"]]) != []  # --include-env opts back in, for env only
+    assert leaks(members(kept), state.private["kd-alpha"]) == []
 
 
 def test_an_anonymized_bundle_has_no_real_name_and_the_same_causes(sandbox, state, tmp_path):
     bundle = tmp_path / "anon.tar.gz"
-    proc = cli(sandbox, "collect", "alpha", "-n", NS1, "-o", str(bundle), "--anonymize")
+    proc = cli(sandbox, "collect", "kd-alpha", "-n", NS1, "-o", str(bundle), "--anonymize")
     assert proc.returncode == 0, proc.stderr
     mapping = json.loads((tmp_path / "anon.names.json").read_text())["pseudonym"]
     files = members(bundle)
     nodes = [n for n in mapping.values() if n.startswith("gpu-node-")]
-    assert nodes and NS1 in mapping.values() and "alpha" in mapping.values()
-    for real in [NS1, "alpha", *nodes]:
+    assert nodes and NS1 in mapping.values() and "kd-alpha" in mapping.values()
+    for real in [NS1, "kd-alpha", *nodes]:
         assert mentions(files, real) == [], real
     assert leaks(files, state.every()) == []
-    live = json.loads(cli(sandbox, "doctor", "alpha", "-n", NS1, "-o", "json").stdout)["findings"]
+    live = json.loads(cli(sandbox, "doctor", "kd-alpha", "-n", NS1, "-o", "json").stdout)["findings"]
     offline = run_cli("doctor", "--from", str(bundle), "-o", "json")
     assert offline.returncode == 1, offline.stderr
     assert sorted((f["code"], f["severity"]) for f in json.loads(offline.stdout)["findings"]) == \
