@@ -35,6 +35,7 @@ SCHEMAS = {
     "tree": "kubectl dynamo tree NAME -o json",
     "collect": "kubectl dynamo collect: its summary (the Result behind the printed lines)",
     "collect-manifest": "collect.json inside a collect bundle",
+    "bundle-list": "kubectl dynamo doctor --from BUNDLE --list -o json",
     "version": "kubectl dynamo version -o json",
     "rollout-status": "kubectl dynamo rollout status NAME -o json",
     "rollout-history": "kubectl dynamo rollout history NAME -o json",
@@ -344,15 +345,60 @@ class Problem(TypedDict):
     reason: str
 
 
+class CollectScope(TypedDict):
+    kind: str  # dgd | namespace | cluster
+    namespace: Optional[str]
+    dgd: Optional[str]
+
+
+class CollectLimits(TypedDict):
+    log_bytes: int
+    log_lines: int
+    controller_log_bytes: int
+    controller_log_lines: int
+    max_bytes: int
+    max_pods: int
+
+
 class CollectSummary(TypedDict):
     output: str
     bytes: int
     files: int
+    scope: CollectScope
     pods: int
     logs: int
     forbidden: List[Problem]
     unavailable: List[Problem]
+    truncated: int
+    redacted: Dict[str, int]
+    includeEnv: bool
+    mapping: Optional[str]
+    limits: CollectLimits
     doctor: Severities
+
+
+class BundleFile(TypedDict):
+    path: str
+    bytes: int
+    sha256: Optional[str]
+    what: str
+    check: str  # ok | modified | missing | unchecked (an older bundle has no checksums)
+
+
+class BundleListing(TypedDict):
+    path: str
+    collectFormat: Optional[int]
+    createdAt: Optional[str]
+    scope: CollectScope
+    versions: Dict[str, Optional[str]]
+    counts: Dict[str, int]
+    redacted: Dict[str, int]
+    includeEnv: bool
+    anonymized: bool
+    limits: Dict[str, int]
+    truncated: List[str]
+    files: List[BundleFile]
+    notes: List[str]
 
 
 # -- rollout status, rollout history, placement ----------------------------------------------------
@@ -518,7 +564,7 @@ class PlacementData(TypedDict):
 # schema name -> its TypedDict (tests keep their keys equal)
 TYPES: Dict[str, Any] = {
     "finding": FindingJson, "detect": DetectData, "version": VersionData, "explain-fields": FieldDocs,
-    "doctor": DoctorData, "check": CheckEntry, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary,
+    "doctor": DoctorData, "check": CheckEntry, "get": GetData, "tree": TreeData, "install": InstallData, "collect": CollectSummary, "bundle-list": BundleListing,
     "rollout-status": RolloutStatus, "rollout-history": RolloutHistory, "placement": PlacementData,
 }
 

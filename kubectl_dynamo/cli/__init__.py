@@ -37,7 +37,7 @@ COMMANDS = {
                                "and the pending gangs."),
     "tree": ("tree", "The lineage ownerReferences alone do not show, down to each rank's pod."),
     "logs": ("logs", "The logs of a DGD's pods, interleaved, each line prefixed with its rank."),
-    "collect": ("collect", "Everything someone needs to help with a DGD, in one .tar.gz."),
+    "collect": ("collect", "A support bundle of one DGD (or a namespace, or the cluster), safe to send: one .tar.gz."),
     "install": ("install", "Install the multinode prerequisites with helm: Grove + KAI Scheduler (with the Dynamo "
                            "platform chart) or LeaderWorkerSet + Volcano."),
     "version": ("version", "Print the plugin version, the Kubernetes server version and the Dynamo operator version."),

@@ -21,6 +21,9 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
 @click.option("--from", "from_path", metavar="PATH",
               help="Diagnose a `collect` bundle (.tar.gz) or a snapshot directory instead of the cluster "
                    "(docs/snapshot-format.md).")
+@click.option("--list", "list_bundle", is_flag=True,
+              help="With --from: what the bundle holds (scope, versions, counts, redaction, caps, every file with "
+                   "its checksum checked) instead of diagnosing it.")
 @click.option("--skip", "skip", metavar="CODE", multiple=True, shell_complete=lazy_complete("complete_codes"),
               help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
 @click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
@@ -29,15 +32,16 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
               help="Print what a check code means (severity, what, why, fix, refs) and exit; "
                    "'all' prints the whole catalogue. Offline.")
 @kube_options(junit=True)
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, skip, ignore_file, explain_code,
-                   opts):
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, list_bundle, skip, ignore_file,
+                   explain_code, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
       kubectl dynamo doctor -A                  # every DGD in every namespace
       kubectl dynamo doctor my-dgd -n dynamo    # one DGD
       kubectl dynamo doctor -A -o json --min-severity warning
-      kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
+      kubectl dynamo doctor --from bundle.tar.gz      # offline, on what `collect` saved (its scope)
+      kubectl dynamo doctor --from bundle.tar.gz --list   # what the bundle holds
       kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
       kubectl dynamo doctor -A --skip group-on-one-node -o junit > doctor.xml   # for CI
 
@@ -63,13 +67,26 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     rules = skip_rules(skip) + ignore_rules(ignore_file)
     for rule in rules:
         unknown_codes([rule.code], rule.source)
+    if list_bundle and not from_path:
+        raise UsageError("--list lists a bundle: it needs --from BUNDLE")
     cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
+    if from_path:
+        from kubectl_dynamo.commands import bundle
+
+        if list_bundle:
+            emit(opts, bundle.run_list(cluster))
+            return
+        bundle.collect_format(cluster)  # refuses a bundle of a newer format, with the reason
+        # a bundle of one DGD or namespace diagnoses that and nothing else; asking for more is a usage error
+        bundle.check_asked(cluster, name, opts.target.namespace)
     # A bundle answers for the scope it was collected in: one of all namespaces is read whole unless -n
     # (or a DGD name, which needs one) narrows it; a one-namespace bundle defaults to its namespace.
     whole = bool(from_path) and cluster.scope is None and not opts.target.namespace and not name
-    emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces or whole, name=name, only=codes,
-                          exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity,
-                          ignore=rules))
+    result = run_doctor(cluster, all_namespaces=opts.all_namespaces or whole, name=name, only=codes,
+                        exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity, ignore=rules)
+    if from_path:
+        result.data["skipped"] += bundle.unjudged(cluster)  # what the bundle's scope did not collect
+    emit(opts, result)
 
 
 COMMANDS = [doctor_command]

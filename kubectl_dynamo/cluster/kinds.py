@@ -100,6 +100,8 @@ KINDS: Tuple[Kind, ...] = (
     Kind("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", field="persistentvolumeclaims", need="claims"),
     Kind("storage.k8s.io", "v1", "storageclasses", "StorageClass", namespaced=False, field="storageclasses",
          need="claims"),
+    # the volumes bound to those claims (collect keeps them beside the claims; no check reads them yet)
+    Kind("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False),
     Kind("", "v1", "resourcequotas", "ResourceQuota"),
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False),
 )

@@ -61,6 +61,14 @@ def record(cluster, dest: str, kinds: Sequence[Kind] = RECORDED, namespace: Opti
            source: Optional[dict] = None) -> dict:
     """LIST each served kind (namespaced kinds in ``namespace``, or all namespaces when None) and
     write the tree to ``dest`` (a directory, or a ``.tar.gz`` when the name ends so). Returns the manifest."""
+    files = read(cluster, kinds, namespace, source)
+    _write(dest, files)
+    return files["manifest.json"]  # type: ignore[return-value]
+
+
+def read(cluster, kinds: Sequence[Kind] = RECORDED, namespace: Optional[str] = None,
+         source: Optional[dict] = None) -> Dict[str, object]:
+    """The snapshot's files in memory ({name: JSON}), as ``record`` writes them (``collect`` narrows them first)."""
     groups = cluster.groups()
     files: Dict[str, object] = {"version.json": cluster.get("/version"), "discovery.json": groups}
     resources: List[dict] = []
@@ -86,14 +94,15 @@ def record(cluster, dest: str, kinds: Sequence[Kind] = RECORDED, namespace: Opti
         resources.append({"group": kind.group, "version": kind.version, "resource": kind.plural,
                           "namespaced": namespaced, "count": len(items)})
     manifest = {"format": FORMAT, "formatVersion": FORMAT_VERSION,
-                "createdAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                # a recording read again (collect's unit tests) keeps its own time: ages are relative to it
+                "createdAt": (getattr(cluster, "manifest", None) or {}).get("createdAt")
+                or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "namespace": namespace, "source": source or {}, "resources": resources, "forbidden": forbidden}
     files["manifest.json"] = manifest
-    _write(dest, files)
-    return manifest
+    return files
 
 
-def _dump(name: str, data) -> bytes:
+def dump(name: str, data) -> bytes:
     """Sorted keys; a resource file holds one object per line (compact, yet diffs object by object)."""
     if name.startswith("resources/"):
         lines = [json.dumps(o, sort_keys=True, ensure_ascii=False, separators=(",", ":")) for o in data["items"]]
@@ -105,7 +114,7 @@ def _write(dest: str, files: Dict[str, object]) -> None:
     if dest.endswith((".tar.gz", ".tgz")):
         with tarfile.open(dest, "w:gz") as tar:
             for name in sorted(files):
-                data = _dump(name, files[name])
+                data = dump(name, files[name])
                 info = tarfile.TarInfo(name)
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
@@ -118,4 +127,4 @@ def _write(dest: str, files: Dict[str, object]) -> None:
         full = os.path.join(dest, name)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
-            f.write(_dump(name, files[name]))
+            f.write(dump(name, files[name]))

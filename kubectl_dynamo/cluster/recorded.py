@@ -328,10 +328,10 @@ class _Tree:
     """The files of a snapshot: a directory, or a .tar.gz holding the tree at its root or in one
     top-level directory (what ``tar czf x.tar.gz dir`` makes)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, held: Optional[Dict[str, bytes]] = None):
         self.path = path
-        self._files: Optional[Dict[str, bytes]] = None
-        if os.path.isdir(path):
+        self._files: Optional[Dict[str, bytes]] = held  # already in memory (collect, before it writes)
+        if held is not None or os.path.isdir(path):
             return
         if not os.path.isfile(path):
             raise InputError(f"snapshot {path}: no such file or directory")
@@ -350,28 +350,33 @@ class _Tree:
             files = {name[len(prefix):]: data for name, data in files.items() if name.startswith(prefix)}
         self._files = files
 
+    def raw(self, name: str) -> Optional[bytes]:
+        """One file of the tree as stored, None when absent."""
+        try:
+            if self._files is not None:
+                return self._files.get(name)
+            full = os.path.join(self.path, name)
+            if not os.path.exists(full):
+                return None
+            with open(full, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise InputError(f"snapshot {self.path}: cannot read {name}: {e}") from e
+
     def read(self, name: str) -> Optional[dict]:
         """One JSON file of the tree, None when absent."""
+        raw = self.raw(name)
         try:
-            raw: Optional[bytes]
-            if self._files is None:
-                full = os.path.join(self.path, name)
-                if not os.path.exists(full):
-                    return None
-                with open(full, "rb") as f:
-                    raw = f.read()
-            else:
-                raw = self._files.get(name)
             return None if raw is None else json.loads(raw)
-        except (OSError, ValueError) as e:
+        except ValueError as e:
             raise InputError(f"snapshot {self.path}: cannot read {name}: {e}") from e
 
 
 class RecordedCluster:
     """The read side of ``client.Cluster``, answered from a snapshot. Mutating requests are refused."""
 
-    def __init__(self, path: str, namespace: Optional[str] = None):
-        self._tree = _Tree(path)
+    def __init__(self, path: str, namespace: Optional[str] = None, *, files: Optional[Dict[str, bytes]] = None):
+        self._tree = _Tree(path, files)
         manifest = self._tree.read("manifest.json")
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise InputError(f"snapshot {path}: no manifest.json of format {FORMAT}")
@@ -379,9 +384,12 @@ class RecordedCluster:
             raise InputError(f"snapshot {path}: formatVersion {manifest.get('formatVersion')} is not supported "
                              f"(this version reads {FORMAT_VERSION})")
         self.manifest = manifest
+        self.path = path
         self.server = f"snapshot {path}"
         self.context = None
         self.scope: Optional[str] = manifest.get("namespace")  # the recording's namespace; None = all
+        # a collect bundle of one DGD or namespace also holds the controllers' namespaces (manifest "namespaces")
+        self.held = set(manifest.get("namespaces") or ([self.scope] if self.scope else []))
         self.namespace = namespace or self.scope or "default"
         self.requests = 0
         self._version = self._tree.read("version.json") or {}
@@ -390,6 +398,13 @@ class RecordedCluster:
         self._forbidden = {(f["group"], f["version"], f["resource"]): f.get("reason") or "forbidden"
                            for f in manifest.get("forbidden") or []}
         self._items: Dict[Tuple[str, str, str], List[dict]] = {}
+
+    def read_json(self, name: str) -> Optional[dict]:
+        """A file of the recording beside the snapshot (a collect bundle's collect.json, detect.json)."""
+        return self._tree.read(name)
+
+    def read_bytes(self, name: str) -> Optional[bytes]:
+        return self._tree.raw(name)
 
     # -- the live Cluster's interface ----------------------------------------------------------
     def server_version(self) -> str:
@@ -476,7 +491,7 @@ class RecordedCluster:
         if kind is None:
             raise DynamoError(f"{resource}{'.' + group if group else ''} {version} was not recorded in {self.server}")
         namespaced = bool(kind.get("namespaced"))
-        if namespaced and namespace and self.scope and namespace != self.scope:
+        if namespaced and namespace and self.held and namespace not in self.held:
             raise DynamoError(f"{self.server} holds namespace {self.scope} only, not {namespace}")
         if not namespaced and namespace:
             raise NotFound(NOT_SERVED)  # a cluster-scoped kind has no namespaced path

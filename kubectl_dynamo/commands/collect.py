@@ -1,34 +1,40 @@
-"""``collect``: a support bundle that ``doctor --from`` reads as it reads the cluster.
+"""``collect``: a support bundle of the asked scope that ``doctor --from`` reads as it reads the cluster.
 
-The bundle is a ``.tar.gz`` of one directory holding the snapshot tree of docs/snapshot-format.md
-(written by ``cluster.record``: every kind doctor reads, cluster-wide, so the offline run asks
-nothing the recording cannot answer), plus:
+The bundle is a ``.tar.gz`` of one directory holding the snapshot tree of docs/snapshot-format.md (read by
+``cluster.record``, then narrowed to the scope and redacted by ``model.bundle``: one DGD's lineage and what it
+references, one namespace, or the cluster), plus:
 
-- ``collect.json``: what was collected (every file, its size, what it is), what was forbidden or
-  unavailable, and which rank each pod is (``doctor.classify``);
-- ``detect.json``, ``doctor.json``: both commands' JSON computed on the recording itself, so they are
+- ``manifest.json``: the snapshot's manifest, with the scope, what was redacted, and every other file of the
+  bundle with its size and sha256;
+- ``collect.json``: what was collected (every file, its size, what it is), what was forbidden, unavailable or left
+  out by a cap, which rank each pod is (``views.classify``), the caps;
+- ``detect.json``, ``doctor.json``: both commands' JSON computed on the narrowed recording itself, so they are
   exactly what ``doctor --from`` prints on the bundle;
 - ``pods/<ns>/<pod>/describe.txt``: status, conditions, containers and events, as ``kubectl describe``;
-- ``pods/<ns>/<pod>/<container>.log`` and ``.previous.log``: every rank's logs, bounded per container;
-- ``controllers/<ns>/<pod>/<container>.log``: the Dynamo operator's and the orchestrators' logs, bounded;
+- ``pods/<ns>/<pod>/<container>.log`` and ``.previous.log``: every pod's logs, bounded, token shapes redacted;
+- ``controllers/<ns>/<pod>/<container>.log``: the operator's and the orchestrators' lines about the scope's
+  objects (all of them for ``--scope cluster``), bounded;
 - ``operator-config.yaml``, ``crd-versions.json``.
 
-Secret values never reach the disk: the snapshot keeps key names only (``record``), the describe
-files name Secrets without reading them, and nothing else reads a Secret.
+Secret values never reach the disk: the snapshot keeps key names only (``record``), the describe files name
+Secrets without reading them, and nothing else reads a Secret. Env values, credential-looking annotations and
+arguments and token-shaped strings are redacted unless ``--include-env``; ``--anonymize`` replaces names and IPs
+and writes the mapping beside the bundle, never in it. Nothing is written until the whole bundle is built in
+memory (bounded by ``--max-bytes``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
-import shutil
 import tarfile
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import timezone
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, cast
 
 from kubectl_dynamo.cluster import kinds
 from kubectl_dynamo.cluster.client import path_for
@@ -41,9 +47,10 @@ from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import CollectSummary, Problem
+    from kubectl_dynamo.model.bundle import Redactor, Scope
 
 FORMAT = "kubectl-dynamo/collect"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: scoped, redacted, checksummed (1: every namespace, env values in clear)
 LOG_WORKERS = 4  # concurrent log downloads: enough to hide latency, few enough for the API server
 
 
@@ -53,23 +60,27 @@ class Limits:
     log_lines: int = 20000  # per container instance (tailLines)
     controller_log_bytes: int = 2 * 1024 * 1024
     controller_log_lines: int = 5000
+    max_bytes: int = 256 * 1024 * 1024  # the whole bundle, before compression; logs stop there
+    max_pods: int = 100  # the pods whose logs are fetched (fan-out); the rest are listed as left out
 
 
 @dataclass
 class Bundle:
-    """The staging directory and the manifest's lists."""
+    """The bundle's files, in memory until the archive is written, and the manifest's lists."""
 
-    root: str
-    files: List[dict] = field(default_factory=list)
+    files: Dict[str, bytes] = field(default_factory=dict)
+    about: Dict[str, str] = field(default_factory=dict)  # path -> what it is
     forbidden: List[Problem] = field(default_factory=list)
     unavailable: List[Problem] = field(default_factory=list)
+    truncated: List[str] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return sum(len(b) for b in self.files.values())
 
     def write(self, rel: str, data: bytes, what: str) -> None:
-        full = os.path.join(self.root, rel)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "wb") as f:
-            f.write(data)
-        self.files.append({"path": rel, "bytes": len(data), "what": what})
+        self.files[rel] = data
+        self.about[rel] = what
 
     def json(self, rel: str, data, what: str) -> None:
         self.write(rel, (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode(), what)
@@ -77,6 +88,10 @@ class Bundle:
     def refuse(self, what: str, error: DynamoError) -> None:
         target = self.forbidden if isinstance(error, Forbidden) else self.unavailable
         target.append({"what": what, "reason": error.message})
+
+    def listing(self, skip=()) -> List[dict]:
+        return [{"path": p, "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest(), "what": self.about.get(p, "")}
+                for p, b in sorted(self.files.items()) if p not in skip]
 
 
 class Progress:
@@ -164,22 +179,26 @@ def describe(pod: dict, events: List[dict]) -> str:
 
 
 def fetch_log(cluster, namespace: str, pod: str, container: str, *, previous: bool, limit_bytes: int,
-              tail: int) -> bytes:
-    """One container's log, bounded by bytes and lines (the API's limitBytes and tailLines, and here)."""
+              tail: int) -> Tuple[List[bytes], bool]:
+    """One container's log lines, bounded by bytes and lines (the API's limitBytes and tailLines, and here),
+    and whether a bound cut it (the server returned as many lines as asked, or more bytes than allowed)."""
     stream = cluster.stream(log_path(namespace, pod),
                             log_params(container, previous=previous, tail=tail, limit_bytes=limit_bytes),
                             read_timeout=cluster.timeout)
-    buf = io.BytesIO()
+    lines: List[bytes] = []
+    size, cut = 0, False
     try:
         for line in stream.lines():
-            if buf.tell() + len(line) + 1 > limit_bytes:
+            if size + len(line) + 1 > limit_bytes:
+                cut = True
                 break
-            buf.write(line + b"\n")
+            lines.append(line)
+            size += len(line) + 1
     finally:
         stream.close()
     if stream.error is not None:
         raise DynamoError(f"the log stream broke: {stream.error}")
-    return buf.getvalue()
+    return lines, cut or len(lines) >= tail
 
 
 def containers(pod: dict) -> List[str]:
@@ -227,93 +246,228 @@ def restarts(pod: dict, container: str) -> int:
 LogJob = Tuple[str, dict, str, bool, int, int]  # (where, pod, container, previous, bytes, lines)
 
 
-def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespaces: bool, output: str,
-                force: bool = False, limits: Optional[Limits] = None) -> Result[CollectSummary]:
-    """Record the cluster, then add what a recording has not: logs, describes, detect/doctor JSON."""
-    from kubectl_dynamo.cluster.record import record
-    from kubectl_dynamo.cluster.recorded import RecordedCluster
+def resolve_scope(cluster, name: Optional[str], all_namespaces: bool, scope: Optional[str]) -> Scope:
+    """What was asked: a DGD (its name), a namespace (``--scope namespace``) or the cluster (``-A``, ``--scope
+    cluster``). Never wider than asked."""
+    from kubectl_dynamo.model.bundle import Scope
+
+    if all_namespaces:
+        if scope not in (None, "cluster"):
+            raise UsageError(f"-A collects every namespace; it contradicts --scope {scope}")
+        scope = "cluster"
+    if scope is None:
+        if not name:
+            raise UsageError("name one DGD, or widen the scope with --scope namespace or --scope cluster (-A)")
+        scope = "dgd"
+    if scope == "dgd" and not name:
+        raise UsageError("--scope dgd needs a DGD name")
+    return Scope(scope, None if scope == "cluster" else cluster.namespace, name)
+
+
+def _objects(files: Dict[str, Any]) -> Dict[Tuple[str, str, str], List[dict]]:
+    from kubectl_dynamo.cluster.recorded import resource_file
+
+    return {(r["group"], r["version"], r["resource"]): files[resource_file(r["group"], r["version"], r["resource"])]
+            ["items"] for r in files["manifest.json"]["resources"]}
+
+
+def _log_pods(narrowed, scope: Scope) -> Tuple[List[dict], List[dict]]:
+    """(the scope's pods, the controllers' pods) whose logs a bundle holds: a DGD's or a namespace's every pod,
+    the cluster's DGD pods; the scope's DGD pods first."""
+    from kubectl_dynamo.model.platform import controller_deployments
+
+    pods = narrowed.get(("", "v1", "pods"), [])
+    controllers = controller_deployments(narrowed.get(("apps", "v1", "deployments"), []))
+    theirs = [p for d in controllers for p in pods if selected_by(d, p)]
+    ours = [p for p in pods if not any(p is c for c in theirs) and (
+        ((p.get("metadata") or {}).get("namespace") == scope.namespace) if scope.kind != "cluster"
+        else DGD_LABEL in ((p.get("metadata") or {}).get("labels") or {}))]
+    ours.sort(key=lambda p: (DGD_LABEL not in ((p.get("metadata") or {}).get("labels") or {}),
+                             (p.get("metadata") or {}).get("namespace") or "", (p.get("metadata") or {}).get("name") or ""))
+    return ours, theirs
+
+
+def run_collect(cluster, env: Environment, *, name: Optional[str], all_namespaces: bool, output: Optional[str],
+                force: bool = False, limits: Optional[Limits] = None, scope: Optional[str] = None,
+                include_env: bool = False, anonymize: bool = False, mapping: Optional[str] = None,
+                dry_run: bool = False) -> Result:
+    """Read the cluster, keep the asked scope, redact; then add logs, describes, detect/doctor JSON, the manifest."""
+    from kubectl_dynamo.cluster.record import dump, read
+    from kubectl_dynamo.cluster.recorded import RecordedCluster, resource_file
     from kubectl_dynamo.commands.detect import detect_report
     from kubectl_dynamo.commands.doctor import run_doctor
+    from kubectl_dynamo.model.bundle import Redactor, narrow, scope_of
     from kubectl_dynamo.model.facts import gather
-    from kubectl_dynamo.model.platform import controller_deployments
-    from kubectl_dynamo.output.tables import format_collect
+    from kubectl_dynamo.output.tables import format_collect, format_collect_plan
 
     limits = limits or Limits()
-    if not output.endswith((".tar.gz", ".tgz")):
-        raise UsageError("-o/--output must name a .tar.gz file")
-    if os.path.exists(output) and not force:
-        raise InputError(f"{output} exists; use --force to overwrite it")
-    if bool(name) == bool(all_namespaces):
-        raise UsageError("name one DGD, or use -A for every DGD")
-    namespace = None if all_namespaces else cluster.namespace
-    if name:  # fail before recording anything when the DGD does not exist
-        cluster.get(kinds.DGD.path(namespace, name))
+    if not dry_run:
+        if not output:
+            raise UsageError("-o/--output is required: the .tar.gz file to write (or --dry-run)")
+        if not output.endswith((".tar.gz", ".tgz")):
+            raise UsageError("-o/--output must name a .tar.gz file")
+        if os.path.exists(output) and not force:
+            raise InputError(f"{output} exists; use --force to overwrite it")
+    if mapping and not anonymize:
+        raise UsageError("--mapping names where --anonymize writes its names; it needs --anonymize")
+    where = resolve_scope(cluster, name, all_namespaces, scope)
+    if name:  # fail before reading anything when the DGD does not exist
+        cluster.get(kinds.DGD.path(where.namespace or cluster.namespace, name))
     progress = Progress(env)
-    top = os.path.basename(output).removesuffix(".tar.gz").removesuffix(".tgz")
-    staging = tempfile.mkdtemp(prefix="kubectl-dynamo-collect-")
     try:
-        bundle = Bundle(os.path.join(staging, top))
-        os.makedirs(bundle.root)
-        progress.step("recording the cluster's objects (one LIST per kind)")
-        snapshot = record(cluster, bundle.root, namespace=None,
-                          source={"tool": "kubectl dynamo collect", "dgd": name, "namespace": namespace})
-        offline = RecordedCluster(bundle.root, namespace)
+        progress.step("reading the cluster's objects (one LIST per kind)")
+        files: Dict[str, Any] = read(cluster, source={"tool": "kubectl dynamo collect", "dgd": name,
+                                                      "namespace": where.namespace})
+        snapshot = files["manifest.json"]
+        narrowed = narrow(_objects(files), where)
+        ours, theirs = _log_pods(narrowed, where)
+        fetched, left = ours[:limits.max_pods], ours[limits.max_pods:]
+        if dry_run:
+            plan = {"scope": where.as_json(), "describe": where.describe(), "output": output,
+                    "objects": scope_of(narrowed), "pods": [_pod_name(p) for p in fetched],
+                    "leftOut": [_pod_name(p) for p in left], "controllers": [_pod_name(p) for p in theirs],
+                    "limits": asdict(limits), "includeEnv": include_env, "anonymize": anonymize}
+            return Result(plan, format_collect_plan)
+        redactor = Redactor(include_env=include_env)
+        for items in narrowed.values():
+            for o in items:
+                redactor.obj(o)
+        for r in snapshot["resources"]:
+            key = (r["group"], r["version"], r["resource"])
+            files[resource_file(*key)] = {"items": narrowed[key]}
+            r["count"] = len(narrowed[key])
+        namespaces = sorted({n for items in narrowed.values() for o in items
+                             if (n := (o.get("metadata") or {}).get("namespace"))})
+        snapshot.update(namespace=where.namespace, scope=where.as_json(),
+                        namespaces=namespaces if where.kind != "cluster" else None)
+        top = os.path.basename(cast(str, output)).removesuffix(".tar.gz").removesuffix(".tgz")
+        bundle = Bundle()
+        for rel, data in files.items():
+            if rel != "manifest.json":
+                bundle.write(rel, dump(rel, data), "the snapshot (docs/snapshot-format.md)")
+        offline = RecordedCluster(cast(str, output), where.namespace,
+                                  files={**bundle.files, "manifest.json": dump("manifest.json", snapshot)})
         progress.step("detect and doctor, on the recording")
         bundle.json("detect.json", detect_report(offline), "kubectl dynamo detect -o json, on the recording")
-        doctor = run_doctor(offline, all_namespaces=all_namespaces, name=name).data
+        doctor = run_doctor(offline, all_namespaces=where.kind == "cluster", name=name).data
         bundle.json("doctor.json", doctor, "kubectl dynamo doctor -o json, on the recording")
-
-        pods = offline.list(path_for("", "v1", "pods", namespace),
-                            label_selector=f"{DGD_LABEL}={name}" if name else DGD_LABEL)
-        events = offline.list(path_for("", "v1", "events", namespace))
-        for pod in pods:
+        events = offline.list(path_for("", "v1", "events", where.namespace))
+        for pod in ours:
             meta = pod.get("metadata") or {}
             bundle.write(f"pods/{meta.get('namespace')}/{meta.get('name')}/describe.txt",
                          describe(pod, events).encode(), "kubectl describe pod, from the recording")
-        controllers = controller_deployments(offline.list(path_for("apps", "v1", "deployments")))
-        every_pod = offline.list(path_for("", "v1", "pods"))
-        controller_pods = [p for d in controllers for p in every_pod if selected_by(d, p)]
+        if left:
+            bundle.unavailable.append({"what": f"logs of {len(left)} more pods ({_pod_name(left[0])}, ...)",
+                                       "reason": f"not collected: over --max-pods {limits.max_pods}"})
         jobs: List[LogJob] = [("pods", p, c, prev, limits.log_bytes, limits.log_lines)
-                              for p in pods for c in containers(p) for prev in (False, True)]
+                              for p in fetched for c in containers(p) for prev in (False, True)]
         jobs += [("controllers", p, c, False, limits.controller_log_bytes, limits.controller_log_lines)
-                 for p in controller_pods for c in containers(p)]
-        _logs(cluster, bundle, jobs, progress)
-
+                 for p in theirs for c in containers(p)]
+        _logs(cluster, bundle, jobs, progress, redactor, _about(narrowed, where), limits.max_bytes)
         facts = gather(cast(Any, offline))  # the recording answers what the live Cluster does
         if facts.operator_config is not None:
             import yaml
 
-            bundle.write("operator-config.yaml", yaml.safe_dump(facts.operator_config, sort_keys=False).encode(),
+            text = redactor.text(yaml.safe_dump(facts.operator_config, sort_keys=False))
+            bundle.write("operator-config.yaml", text.encode(),
                          "the Dynamo operator's configuration (its ConfigMap's config.yaml)")
-        if any(r["resource"] == "customresourcedefinitions" for r in snapshot["resources"]):
-            crds = offline.list(path_for("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
+        crds = narrowed.get(("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
+        if crds is not None:
             bundle.json("crd-versions.json", crd_versions(crds), "served and storage versions of every CRD")
         for f in snapshot["forbidden"]:
             bundle.forbidden.append({"what": f"{f['resource']}.{f['group'] or 'core'}/{f['version']}",
                                      "reason": f["reason"]})
+        ranks: Any = [rank_of(p) for p in ours if DGD_LABEL in ((p.get("metadata") or {}).get("labels") or {})]
+        hide: Callable[[Any], Any] = lambda x: x  # noqa: E731
+        if anonymize:
+            hide = _anonymize(bundle, narrowed, where, mapping or _mapping_path(cast(str, output)))
+            snapshot = hide(snapshot)
+            ranks = hide(ranks)
+        problems: Any = hide({"forbidden": bundle.forbidden, "unavailable": bundle.unavailable,
+                              "truncated": bundle.truncated})
+        limits_json = asdict(limits)
         manifest = {"format": FORMAT, "formatVersion": FORMAT_VERSION,
                     "createdAt": env.now().astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                    "scope": {"dgd": name, "namespace": namespace},
+                    "scope": hide(where.as_json()),
                     "snapshot": {"manifest": "manifest.json", "kinds": len(snapshot["resources"]),
                                  "namespace": snapshot["namespace"]},
                     "secrets": "never collected: Secrets keep their key names, every value is empty",
-                    "limits": asdict(limits), "ranks": [rank_of(p) for p in pods],
-                    "files": sorted(bundle.files, key=lambda f: f["path"]),
-                    "forbidden": bundle.forbidden, "unavailable": bundle.unavailable}
-        bundle.json("collect.json", manifest, "this manifest")
-        progress.step("writing " + output)
-        _tar(staging, top, output)
+                    "redacted": dict(sorted(redactor.counts.items())), "includeEnv": include_env,
+                    "anonymized": anonymize, "limits": limits_json, "ranks": ranks,
+                    "files": bundle.listing(), **problems}
+        bundle.json("collect.json", manifest, "collect's own manifest: scope, caps, ranks, what was left out")
+        from kubectl_dynamo import __version__
+
+        snapshot["bundle"] = {"plugin": __version__, "collectFormatVersion": FORMAT_VERSION,
+                              "redacted": manifest["redacted"], "includeEnv": include_env, "anonymized": anonymize,
+                              "limits": limits_json}
+        snapshot["files"] = bundle.listing()  # every file but manifest.json itself, with its checksum
+        bundle.files["manifest.json"] = dump("manifest.json", snapshot)
+        progress.step("writing " + cast(str, output))
+        _tar(bundle, top, cast(str, output))
     finally:
         progress.done()
-        shutil.rmtree(staging, ignore_errors=True)
-    summary: CollectSummary = {"output": output, "bytes": os.path.getsize(output), "files": len(bundle.files) + 1,
-               "pods": len(pods), "logs": sum(1 for f in bundle.files if f["path"].endswith(".log")),
-               "forbidden": bundle.forbidden, "unavailable": bundle.unavailable, "doctor": doctor["summary"]}
+    summary: CollectSummary = {
+        "output": cast(str, output), "bytes": os.path.getsize(cast(str, output)), "files": len(bundle.files),
+        "scope": cast(Any, where.as_json()), "pods": len(ours),
+        "logs": sum(1 for f in bundle.files if f.endswith(".log")), "forbidden": bundle.forbidden,
+        "unavailable": bundle.unavailable, "truncated": len(bundle.truncated), "redacted": manifest["redacted"],
+        "includeEnv": include_env, "mapping": (mapping or _mapping_path(cast(str, output))) if anonymize else None,
+        "limits": cast(Any, limits_json), "doctor": doctor["summary"]}
     return Result(summary, format_collect, names=[f"file/{output}"])
 
 
-def _logs(cluster, bundle: Bundle, jobs: List[LogJob], progress: Progress) -> None:
-    """Download logs a few at a time; each is bounded, so memory is at most LOG_WORKERS limits."""
+def _pod_name(p: dict) -> str:
+    meta = p.get("metadata") or {}
+    return f"{meta.get('namespace')}/{meta.get('name')}"
+
+
+def _mapping_path(output: str) -> str:
+    return output.removesuffix(".tar.gz").removesuffix(".tgz") + ".names.json"
+
+
+def _about(narrowed, scope: Scope) -> Callable[[str], bool]:
+    """Which controller log lines the bundle keeps: those about the scope's objects (model.bundle.about)."""
+    from kubectl_dynamo.model.bundle import about
+
+    names = [(o.get("metadata") or {}).get("name") or "" for items in narrowed.values() for o in items
+             if (o.get("metadata") or {}).get("namespace") == scope.namespace]
+    return about(scope, names + [scope.dgd or ""])
+
+
+def _anonymize(bundle: Bundle, narrowed, scope: Scope, mapping: str) -> Callable[[Any], Any]:
+    """Replace the scope's names and IPs in every file and path; write the mapping beside the bundle (0600)."""
+    from kubectl_dynamo.model.bundle import controller_namespaces, pseudonyms_for
+
+    names = pseudonyms_for(narrowed, scope, controller_namespaces(narrowed))
+    renamed: Dict[str, bytes] = {}
+    about: Dict[str, str] = {}
+    for rel, data in bundle.files.items():
+        new = names.text(rel)
+        if rel.endswith(".json"):
+            from kubectl_dynamo.cluster.record import dump
+
+            data = dump(rel, names.obj(json.loads(data)))
+        else:
+            data = names.text(data.decode("utf-8", "replace")).encode()
+        renamed[new] = data
+        about[new] = names.text(bundle.about.get(rel, ""))
+    bundle.files, bundle.about = renamed, about
+    bundle.truncated = [names.text(t) for t in bundle.truncated]
+    try:
+        fd = os.open(mapping, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"pseudonym": {v: k for k, v in sorted(names.mapping.items())}}, f, indent=1, sort_keys=True)
+            f.write("\n")
+    except OSError as e:
+        raise InputError(f"{mapping}: cannot write the names mapping: {e.strerror or e}") from None
+    return names.obj
+
+
+def _logs(cluster, bundle: Bundle, jobs: List[LogJob], progress: Progress, redactor: Redactor,
+          about: Callable[[str], bool], max_bytes: int) -> None:
+    """Download logs a few at a time; each is bounded, so memory is at most LOG_WORKERS limits. Every line is
+    redacted; a controller's keeps only the lines ``about`` the scope; the bundle stops at ``max_bytes``."""
 
     def one(job: LogJob):
         _, pod, container, previous, limit, lines = job
@@ -325,9 +479,9 @@ def _logs(cluster, bundle: Bundle, jobs: List[LogJob], progress: Progress) -> No
             return None, e
 
     with ThreadPoolExecutor(LOG_WORKERS) as pool:
-        for done, (job, (data, error)) in enumerate(zip(jobs, pool.map(one, jobs)), 1):
+        for done, (job, (got, error)) in enumerate(zip(jobs, pool.map(one, jobs)), 1):
             progress.step(f"logs {done}/{len(jobs)}")
-            where, pod, container, previous, limit, _ = job
+            where, pod, container, previous, limit, tail = job
             meta = pod.get("metadata") or {}
             instance = "previous" if previous else "current"
             what = f"{instance} log of {meta.get('namespace')}/{meta.get('name')} container {container}"
@@ -336,20 +490,42 @@ def _logs(cluster, bundle: Bundle, jobs: List[LogJob], progress: Progress) -> No
                 if not (previous and restarts(pod, container) == 0 and not isinstance(error, Forbidden)):
                     bundle.refuse(what, error)
                 continue
-            suffix = ".previous" if previous else ""
-            bundle.write(f"{where}/{meta.get('namespace')}/{meta.get('name')}/{container}{suffix}.log", data,
-                         f"{what} (at most {limit} bytes)")
+            lines, truncated = got
+            text = [line.decode("utf-8", "replace") for line in lines]
+            note = f"{what} (at most {tail} lines and {limit} bytes; token shapes redacted)"
+            if where == "controllers":
+                text = [t for t in text if about(t)]
+                note = f"{what}: only its lines about the collected objects ({len(text)} of {len(lines)})"
+            rel = f"{where}/{meta.get('namespace')}/{meta.get('name')}/{container}{'.previous' if previous else ''}.log"
+            body = "".join(redactor.text(t) + "\n" for t in text)
+            if truncated:  # said in the file itself, where a reader looks first
+                body = (f"# kubectl-dynamo collect: truncated: this is the last part of the log, at most {tail} "
+                        f"lines and {limit} bytes (--log-lines, --log-bytes)\n") + body
+                bundle.truncated.append(rel)
+            data = body.encode()
+            if bundle.size + len(data) > max_bytes:
+                bundle.unavailable.append({"what": what, "reason": f"not collected: the bundle reached --max-bytes "
+                                                                   f"{max_bytes}"})
+                continue
+            bundle.write(rel, data, note)
 
 
-def _tar(staging: str, top: str, output: str) -> None:
+def _tar(bundle: Bundle, top: str, output: str) -> None:
     """Write the archive beside ``output`` and move it in place: a reader never sees half a bundle."""
+    import time
+
     directory = os.path.dirname(os.path.abspath(output))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(output)}.", suffix=".tmp", dir=directory)
     os.close(fd)
     try:
-        with tarfile.open(tmp, "w:gz") as tar:
-            tar.add(os.path.join(staging, top), arcname=top)
         os.chmod(tmp, 0o600)  # a bundle describes a cluster: readable by its owner only
+        now = time.time()
+        with tarfile.open(tmp, "w:gz") as tar:
+            for rel in sorted(bundle.files):
+                data = bundle.files[rel]
+                info = tarfile.TarInfo(f"{top}/{rel}")
+                info.size, info.mode, info.mtime = len(data), 0o644, now
+                tar.addfile(info, io.BytesIO(data))
         os.replace(tmp, output)
     except OSError as e:
         if os.path.exists(tmp):

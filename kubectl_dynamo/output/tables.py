@@ -7,13 +7,14 @@ Environment. Kept together so the look of every command is in one file.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, cast
 
 from kubectl_dynamo.output.render import cut, fold, folded, grid, natural_widths, paint, row_line, yes_no
 from kubectl_dynamo.words import plural
 
 if TYPE_CHECKING:
     from kubectl_dynamo.contracts import (
+        BundleListing,
         Catalogue,
         CheckEntry,
         CollectSummary,
@@ -603,15 +604,77 @@ def format_tree(data: TreeData, wide: bool, color: bool, width: Optional[int] = 
 
 # -- collect ------------------------------------------------------------------------------------------
 
+def _scope_words(scope: dict) -> str:
+    if scope["kind"] == "dgd":
+        return f"DGD {scope['namespace']}/{scope['dgd']}"
+    if scope["kind"] == "namespace":
+        return f"namespace {scope['namespace']}"
+    return "cluster (every namespace)"
+
+
+def _caps(limits: dict) -> str:
+    mib = 1024 * 1024
+    return (f"{limits['log_lines']} lines and {limits['log_bytes'] / mib:g} MiB per log, "
+            f"{limits['controller_log_lines']} lines and {limits['controller_log_bytes'] / mib:g} MiB per controller "
+            f"log, logs of at most {limits['max_pods']} pods, {limits['max_bytes'] / mib:g} MiB in all")
+
+
 def format_collect(data: CollectSummary, wide: bool, color: bool, width: Optional[int] = None) -> str:
     d = data["doctor"]
-    out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB): {plural(data['files'], 'file')}, "
-           f"{plural(data['pods'], 'pod')}, {plural(data['logs'], 'log')}; doctor: {plural(d['errors'], 'error')}, "
-           f"{plural(d['warnings'], 'warning')}.",
-           f"Offline: kubectl dynamo doctor --from {data['output']}"]
+    out = [f"Wrote {data['output']} ({data['bytes'] / 1024:.0f} KiB), scope {_scope_words(cast(dict, data['scope']))}: "
+           f"{plural(data['files'], 'file')}, {plural(data['pods'], 'pod')}, {plural(data['logs'], 'log')}; "
+           f"doctor: {plural(d['errors'], 'error')}, {plural(d['warnings'], 'warning')}."]
+    redacted = ", ".join(f"{n} {what}" for what, n in data["redacted"].items()) or "nothing matched"
+    out.append(f"Redacted: {redacted}" + ("; env values kept (--include-env)." if data["includeEnv"] else
+                                           "; Secret values are never read."))
+    out.append(f"Caps: {_caps(cast(dict, data['limits']))}"
+               + (f"; {plural(data['truncated'], 'log')} truncated." if data["truncated"] else "."))
+    if data["mapping"]:
+        out.append(f"Anonymized: real names are in {data['mapping']} (kept here, never in the bundle).")
+    out.append(f"Offline: kubectl dynamo doctor --from {data['output']}   "
+               f"(kubectl dynamo doctor --from {data['output']} --list: what it holds)")
     for title, items, kind in (("Forbidden", data["forbidden"], "error"), ("Unavailable", data["unavailable"], "warning")):
         if items:
             out += ["", paint(f"{title}:", kind, color)] + [f"  {i['what']}: {i['reason']}" for i in items]
+    return folded(out, width)
+
+
+def format_bundle(data: BundleListing, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    """``doctor --from BUNDLE --list``: scope, versions, counts, redaction, caps, then every file."""
+    out = [f"Bundle:     {data['path']}" + (f" (collect format {data['collectFormat']})" if data["collectFormat"] else ""),
+           f"Scope:      {_scope_words(cast(dict, data['scope']))}", f"Created:    {data['createdAt'] or '-'}",
+           "Versions:   " + (", ".join(f"{k} {v}" for k, v in data["versions"].items() if v) or "-"),
+           "Objects:    " + (", ".join(f"{n} {k}" for k, n in data["counts"].items() if n) or "none"),
+           "Redacted:   " + (", ".join(f"{n} {w}" for w, n in data["redacted"].items()) or "nothing")
+           + ("; env values kept (--include-env)" if data["includeEnv"] else "")
+           + ("; anonymized" if data["anonymized"] else "")]
+    if data["limits"] and "max_pods" in data["limits"]:
+        out.append(f"Caps:       {_caps(data['limits'])}")
+    if data["truncated"]:
+        out.append(f"Truncated:  {', '.join(data['truncated'])}")
+    out += [f"Note:       {n}" for n in data["notes"]]
+    rows = [(f["check"].upper() if f["check"] in ("modified", "missing") else f["check"], str(f["bytes"]),
+             (f["sha256"] or "-")[:12], f["path"]) + ((f["what"],) if wide else ()) for f in data["files"]]
+    out += ["", grid(rows, ["check", "bytes", "sha256", "path"] + (["what"] if wide else []), width)]
+    return folded(out, width)
+
+
+def format_collect_plan(data: dict, wide: bool, color: bool, width: Optional[int] = None) -> str:
+    """``collect --dry-run``: what the bundle would hold; nothing is written."""
+    out = [f"Would collect scope {_scope_words(data['scope'])}" + (f" into {data['output']}" if data["output"] else "")
+           + " (dry run: nothing written)", "", "Objects:"]
+    out += [f"  {kind}: {n}" for kind, n in data["objects"].items()]
+    out += ["", f"Logs (current and previous) of {plural(len(data['pods']), 'pod')}:"]
+    out += [f"  {p}" for p in data["pods"]] or ["  <none>"]
+    if data["leftOut"]:
+        out.append(f"  and not {plural(len(data['leftOut']), 'more pod')} (over --max-pods)")
+    out += ["", f"Controller logs, only the lines about the scope, of {plural(len(data['controllers']), 'pod')}:"]
+    out += [f"  {p}" for p in data["controllers"]] or ["  <none>"]
+    out += ["", f"Caps: {_caps(data['limits'])}.",
+            "Redaction: " + ("env values kept (--include-env); " if data["includeEnv"] else "env values, ")
+            + "credential-looking annotations and arguments, token-shaped strings; Secrets keep key names only."]
+    if data["anonymize"]:
+        out.append("Anonymized: namespaces, names, nodes and IPs replaced; the mapping is written beside the bundle.")
     return folded(out, width)
 
 

@@ -30,7 +30,8 @@ from tests.integration import world as w
 
 NS = "daily"
 SECRET_VALUE = "kd-planted-secret-value-5f0c1e77a9"  # must appear in no file of any bundle
-CONTROLLER_LINE = "controller reconciled DynamoGraphDeployment"
+CONTROLLER_LINE = 'controller reconciled DynamoGraphDeployment {"name": "llm", "namespace": "daily"}'
+OTHER_LINE = 'controller reconciled DynamoGraphDeployment {"name": "llm", "namespace": "elsewhere"}'
 OTHER_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0"
 
 
@@ -59,7 +60,7 @@ def state(sandbox, tmp_path_factory):
     world.ensure(["grove", "kai", "dynamo"])
     files = tmp_path_factory.mktemp("daily-logs")
     controller_log = files / "controller.log"
-    controller_log.write_text(cri("2026-12-01T08:59:00Z", CONTROLLER_LINE))
+    controller_log.write_text(cri("2026-12-01T08:59:00Z", CONTROLLER_LINE) + cri("2026-12-01T08:59:01Z", OTHER_LINE))
     (files / "init.log").write_text(cri("2026-12-01T08:59:30Z", INIT_LINE))
     world.apply(w.controllers("grove", "v0.1.0-alpha.15") + w.controllers("kai") + w.kai_queues()
                 + w.dynamo_operator(version=s.OPERATOR_VERSION, grove=True, kai=True))
@@ -250,9 +251,9 @@ def test_collect_bundle_content_secret_free_and_doctor_offline(sandbox, state, t
     assert all(name.startswith(root) for name in files)
     manifest = json.loads(files[root + "collect.json"])
     listed = {f["path"] for f in manifest["files"]}
-    snapshot = {"manifest.json", "version.json", "discovery.json"}  # the snapshot format's own files
-    extra = {n[len(root):] for n in files} - snapshot - {n[len(root):] for n in files if n.startswith(root + "resources/")}
-    assert extra == listed | {"collect.json"}  # every file beside the snapshot is in the manifest, and nothing else
+    # manifest.json lists every other file (collect.json, the snapshot's, logs...) with its checksum
+    assert {f["path"] for f in json.loads(files[root + "manifest.json"])["files"]} == \
+        {n[len(root):] for n in files} - {"manifest.json"} == listed | {"collect.json"}
     assert {"detect.json", "doctor.json", "operator-config.yaml", "crd-versions.json"} <= listed
     for rank, pod in state.pods.items():
         base = f"{root}pods/{NS}/{pod['metadata']['name']}/"
@@ -264,7 +265,9 @@ def test_collect_bundle_content_secret_free_and_doctor_offline(sandbox, state, t
         assert all(INIT_LINE in files[f"{base}{c}.log"].decode() for c in inits)
     assert sorted((r["rank"], r["role"]) for r in manifest["ranks"]) == [(0, "leader"), (1, "worker"), (2, "worker")]
     controller_logs = [n for n in files if n.startswith(root + "controllers/dynamo-system/")]
-    assert controller_logs and all(CONTROLLER_LINE in files[n].decode() for n in controller_logs)
+    # the controllers' lines about this DGD only
+    assert controller_logs and all([x.endswith(CONTROLLER_LINE) for x in files[n].decode().splitlines()] == [True]
+                                   for n in controller_logs)
     assert b"grove" in files[root + "operator-config.yaml"]
     assert "dynamographdeployments.nvidia.com" in json.loads(files[root + "crd-versions.json"])
     assert manifest["forbidden"] == []
