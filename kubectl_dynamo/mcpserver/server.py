@@ -41,14 +41,12 @@ class Commands:
 
     def __init__(self, run: Runner, connection: List[str]) -> None:
         self.run = run
-        self.connection = connection  # the server's --kubeconfig/--context/--request-timeout, appended to each call
+        self.connection = connection  # the server's --kubeconfig/--context/--request-timeout, for the cluster tools
         self.lock = anyio.Lock()  # one command at a time: they share the process (gc, click's context stack)
 
-    async def __call__(self, argv: List[str], stdin: Optional[str] = None,
-                       cluster: bool = True) -> Tuple[int, str, str, Optional[str]]:
-        full = argv + (self.connection if cluster else [])
+    async def __call__(self, argv: List[str], stdin: Optional[str] = None) -> Tuple[int, str, str, Optional[str]]:
         async with self.lock:
-            return await anyio.to_thread.run_sync(self._run, full, stdin)
+            return await anyio.to_thread.run_sync(self._run, argv, stdin)
 
     def _run(self, argv: List[str], stdin: Optional[str]) -> Tuple[int, str, str, Optional[str]]:
         out, err = io.StringIO(), io.StringIO()
@@ -98,8 +96,8 @@ def build_server(run: Runner, connection: List[str]) -> Server:
         problem = _validate_arguments(tool, arguments)
         if problem:
             return _tool_error(problem)
-        argv, stdin = command_line(tool, arguments)
-        code, out, err, error = await commands(argv, stdin, tool.cluster)
+        argv, stdin = command_line(tool, arguments, commands.connection)
+        code, out, err, error = await commands(argv, stdin)
         meta = {"kubectl-dynamo/exitCode": code}
         if error is not None:
             return _tool_error(error)
@@ -164,7 +162,7 @@ def build_server(run: Runner, connection: List[str]) -> Server:
 
             raise MCPError(types.INVALID_PARAMS, f"error: unknown resource {uri} (known: {prefix}checks[/CODE], "
                                                  f"{prefix}fields/PATH, {prefix}schemas/NAME)")
-        code, out, err, error = await commands(argv, cluster=False)
+        code, out, err, error = await commands(argv)
         if error is not None:
             from mcp.shared.exceptions import MCPError
 

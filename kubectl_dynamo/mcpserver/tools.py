@@ -13,7 +13,7 @@ the server's ``--kubeconfig`` and ``--context`` are the only ones a call runs wi
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 NAME = {"type": "string", "minLength": 1, "maxLength": 253, "description": "The DGD's name."}
 NAMESPACE = {"type": "string", "minLength": 1, "maxLength": 63,
@@ -65,8 +65,10 @@ class Tool(NamedTuple):
         return schema
 
 
-def command_line(tool: Tool, arguments: Dict[str, Any]) -> Tuple[List[str], Optional[str]]:
-    """The argv of one call (validated arguments), and the text for its stdin (a manifest), if any."""
+def command_line(tool: Tool, arguments: Dict[str, Any],
+                 connection: Sequence[str] = ()) -> Tuple[List[str], Optional[str]]:
+    """The argv of one call (validated arguments; ``connection``: the server's own connection flags, for
+    the tools that read the cluster), and the text for its stdin (a manifest), if any."""
     argv = list(tool.argv)
     positional: List[str] = []
     stdin: Optional[str] = None
@@ -92,7 +94,8 @@ def command_line(tool: Tool, arguments: Dict[str, Any]) -> Tuple[List[str], Opti
         else:
             argv += [p.flag, _word(value)]
     # "--" before the positionals: a name is never read as a flag
-    return argv + list(tool.fixed) + (["--", *positional] if positional else []), stdin
+    argv += list(tool.fixed) + (list(connection) if tool.cluster else [])
+    return argv + (["--", *positional] if positional else []), stdin
 
 
 def _word(value: Any) -> str:
