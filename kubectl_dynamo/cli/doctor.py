@@ -25,12 +25,15 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
               help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
 @click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
               "for one object or DGD; # comments (default: .kubectl-dynamo-ignore in the current directory, if any).")
+@click.option("--since", "since_path", metavar="FILE", help="Report only what changed since FILE, a previous "
+              "`doctor -o json` ('-': stdin): the new findings, and those resolved (findings are matched by id). "
+              "Exit 1 only for a new finding at or above --min-severity.")
 @click.option("--explain", "explain_code", metavar="CODE", shell_complete=lazy_complete("complete_codes"),
               help="Print what a check code means (severity, what, why, fix, refs) and exit; "
                    "'all' prints the whole catalogue. Offline.")
 @kube_options(junit=True)
-def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, skip, ignore_file, explain_code,
-                   opts):
+def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, skip, ignore_file, since_path,
+                   explain_code, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -40,6 +43,7 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor -A --from bundle.tar.gz   # offline, on what `collect` saved
       kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
       kubectl dynamo doctor -A --skip group-on-one-node -o junit > doctor.xml   # for CI
+      kubectl dynamo doctor -A -o json > before.json; kubectl dynamo doctor -A --since before.json
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
@@ -63,13 +67,18 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     rules = skip_rules(skip) + ignore_rules(ignore_file)
     for rule in rules:
         unknown_codes([rule.code], rule.source)
+    since = None
+    if since_path:
+        from kubectl_dynamo.commands.doctor import previous_findings
+
+        since = (since_path, previous_findings(since_path, opts.env.stdin))  # before connecting: bad input is exit 2
     cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     # A bundle answers for the scope it was collected in: one of all namespaces is read whole unless -n
     # (or a DGD name, which needs one) narrows it; a one-namespace bundle defaults to its namespace.
     whole = bool(from_path) and cluster.scope is None and not opts.target.namespace and not name
     emit(opts, run_doctor(cluster, all_namespaces=opts.all_namespaces or whole, name=name, only=codes,
                           exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity,
-                          ignore=rules))
+                          ignore=rules, since=since))
 
 
 COMMANDS = [doctor_command]
