@@ -308,3 +308,18 @@ def test_only_the_mcp_command_imports_the_sdk():
             "else 'CLEAN')\n") % EXAMPLES[0]
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), timeout=60)
     assert proc.stdout.strip().splitlines()[-1] == "CLEAN", proc.stderr
+
+
+def test_the_documented_client_entry_starts_the_server():
+    """docs/mcp.md's JSON snippet is valid and what it runs initializes (its context need not exist yet)."""
+    import re
+
+    text = (REPO / "docs" / "mcp.md").read_text()
+    entry = json.loads(re.findall(r"```json\n(.*?)```", text, re.S)[0])["mcpServers"]["kubectl-dynamo"]
+    assert entry["command"] == "kubectl-dynamo" and entry["args"][0] == "mcp"
+    assert 'kubectl-dynamo = "kubectl_dynamo.cli:run"' in (REPO / "pyproject.toml").read_text()
+    with mcp_server(*entry["args"][1:]) as c:
+        assert c.init.server_info.name == "kubectl-dynamo"
+        result = c.call("get", {})
+        assert result.is_error and text_of(result).startswith("error: ")  # the context is the server's
+        assert "my-cluster" in text_of(result) or "kubeconfig" in text_of(result)
