@@ -53,7 +53,7 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
                     "warnings": sum(f.severity == "warning" for f in findings),
                     "infos": sum(f.severity == "info" for f in findings)},
         "deployments": [summarize(v) for v in views],
-        "findings": [{"id": i, **f.as_json(), "cause": f.cause, "dgd": _dgd(f)} for f, i in zip(findings, _ids(findings))],
+        "findings": [{**f.as_json(), "cause": f.cause, "dgd": _dgd(f), "id": i} for f, i in zip(findings, _ids(findings))],
         "skipped": skipped,
     }
 
