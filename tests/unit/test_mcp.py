@@ -323,3 +323,45 @@ def test_the_documented_client_entry_starts_the_server():
         result = c.call("get", {})
         assert result.is_error and text_of(result).startswith("error: ")  # the context is the server's
         assert "my-cluster" in text_of(result) or "kubeconfig" in text_of(result)
+
+
+def test_streamable_http_on_loopback_only():
+    """--http PORT: the SDK's streamable-HTTP client gets the same result as over stdio; the socket is
+    bound to 127.0.0.1 (read from /proc/net/tcp), never to every interface."""
+    import contextlib
+    import socket
+    import time
+
+    from anyio.from_thread import start_blocking_portal
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:  # a free port (the kernel's pick)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "mcp", "--http", str(port)], cwd=str(REPO),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the server listens (its own word: the port accepts), or it died
+            assert proc.poll() is None, proc.stderr.read()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert time.monotonic() < deadline, "the server did not listen within 60 s"
+            time.sleep(0.1)
+        listening = [line.split()[1] for line in open("/proc/net/tcp").read().splitlines()[1:]
+                     if line.split()[3] == "0A" and int(line.split()[1].split(":")[1], 16) == port]
+        assert listening == [f"0100007F:{port:04X}"]
+
+        async def call():
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool("explain", {"path": EXAMPLES[0]})
+
+        with start_blocking_portal() as portal:
+            result = portal.call(call)
+        assert structured(result) == cli_json("explain", "dgd", "-f", EXAMPLES[0], "-o", "json")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
