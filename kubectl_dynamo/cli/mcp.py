@@ -6,7 +6,7 @@ import click
 
 from kubectl_dynamo.cli.options import _duration
 
-INSTALL_HINT = "pipx install 'kubectl-dynamo[mcp]' (or pip install 'kubectl-dynamo[mcp]')"
+INSTALL_HINT = "install the extra kubectl-dynamo[mcp]: pip install 'kubectl-dynamo[mcp]' (pipx: pipx inject kubectl-dynamo 'mcp>=2.3,<3')"
 
 
 @click.command("mcp")
@@ -37,7 +37,7 @@ def mcp_command(kubeconfig, context, request_timeout, port, verbose):
     from kubectl_dynamo.errors import UsageError
 
     if importlib.util.find_spec("mcp") is None:
-        raise UsageError(f"kubectl dynamo mcp needs the MCP SDK: {INSTALL_HINT}")
+        raise UsageError(f"kubectl dynamo mcp needs the MCP SDK; {INSTALL_HINT}")
     from kubectl_dynamo.cli import invoke
     from kubectl_dynamo.mcpserver import server
 

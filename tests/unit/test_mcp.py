@@ -297,8 +297,8 @@ def test_without_the_sdk_one_error_line_with_the_install_hint():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "error: kubectl dynamo mcp needs the MCP SDK: pipx install 'kubectl-dynamo[mcp]' "
-        "(or pip install 'kubectl-dynamo[mcp]')"]
+        "error: kubectl dynamo mcp needs the MCP SDK; install the extra kubectl-dynamo[mcp]: "
+        "pip install 'kubectl-dynamo[mcp]' (pipx: pipx inject kubectl-dynamo 'mcp>=2.3,<3')"]
 
 
 def test_only_the_mcp_command_imports_the_sdk():
