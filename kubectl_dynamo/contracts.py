@@ -84,6 +84,7 @@ class DgdRef(TypedDict):
 
 
 class _FindingCause(TypedDict, total=False):  # doctor only
+    id: str  # stable across runs on the same state: code + digest of object, component, group, cause
     cause: Optional[Cause]
     dgd: Optional[DgdRef]  # the DGD it belongs to; None: the cluster's
 
@@ -216,7 +217,17 @@ UpgradeData = Optional[KubeObject]  # the upgraded document or a v1 List of them
 
 
 # -- doctor, get, tree -------------------------------------------------------------------------
-class DoctorData(TypedDict):
+class Since(TypedDict):
+    file: str
+    resolved: List[FindingJson]  # findings of FILE whose id is gone
+    unchanged: int  # findings still there (not listed)
+
+
+class _DoctorSince(TypedDict, total=False):
+    since: Since  # doctor --since FILE: findings holds only the new ones
+
+
+class DoctorData(_DoctorSince):
     summary: Severities
     deployments: List[Dict[str, Any]]  # doctor.json: name, namespace, components with groups and ranks
     findings: List[FindingJson]

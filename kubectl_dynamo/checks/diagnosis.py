@@ -16,7 +16,7 @@ from kubectl_dynamo.checks import references as _reference_checks  # noqa: F401 
 from kubectl_dynamo.checks import registry
 from kubectl_dynamo.checks import rollout as _rollout_checks  # noqa: F401  (registers the rollout checks)
 from kubectl_dynamo.checks import scheduling as _scheduling_checks  # noqa: F401  (registers the scheduling checks)
-from kubectl_dynamo.findings.finding import Finding, worst_first
+from kubectl_dynamo.findings.finding import Finding, identity, worst_first
 from kubectl_dynamo.model.platform import detect
 from kubectl_dynamo.model.views import DgdView, summarize
 
@@ -59,7 +59,7 @@ def diagnose(snapshot, views: List[DgdView], *, only=None, exec_results=None, ig
                     "warnings": sum(f.severity == "warning" for f in findings),
                     "infos": sum(f.severity == "info" for f in findings)},
         "deployments": [summarize(v) for v in views],
-        "findings": [{**f.as_json(), "cause": f.cause, "dgd": _dgd(f)} for f in findings],
+        "findings": [{**f.as_json(), "cause": f.cause, "dgd": _dgd(f), "id": i} for f, i in zip(findings, _ids(findings))],
         "skipped": skipped,
     }
 
@@ -184,6 +184,18 @@ def _split(findings: List[Finding], rules) -> Tuple[List[Finding], list]:
         else:
             ignored.append((f, rule))
     return kept, ignored
+
+
+def _ids(findings: List[Finding]) -> List[str]:
+    """Each finding's ``identity``; two findings about the very same thing (same code, object, group and
+    cause, another message) are told apart by their order, which the same state keeps."""
+    seen: Dict[str, int] = {}
+    out = []
+    for f in findings:
+        base = identity(f)
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return out
 
 
 def _dgd(f: Finding) -> Optional[DgdRef]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import Optional, Tuple
 
 import click
 
@@ -40,6 +41,7 @@ COMMANDS = {
     "collect": ("collect", "A support bundle of one DGD (or a namespace, or the cluster), safe to send: one .tar.gz."),
     "install": ("install", "Install the multinode prerequisites with helm: Grove + KAI Scheduler (with the Dynamo "
                            "platform chart) or LeaderWorkerSet + Volcano."),
+    "mcp": ("mcp", "Serve the read-only commands to agents over the Model Context Protocol (stdio)."),
     "version": ("version", "Print the plugin version, the Kubernetes server version and the Dynamo operator version."),
     "schema": ("schema", "Print the JSON Schema of a command's -o json output (without NAME: the list)."),
     "completion": ("completion", "Print (or --install) the kubectl_complete-dynamo helper for "
@@ -84,41 +86,54 @@ def cli():
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare: the help, once, exit 0 (as kubectl)
+    code, error = invoke(argv, report=lambda text: click.echo(text, err=True))
+    if error is not None:
+        click.echo(error, err=True)
+    return code
+
+
+def invoke(argv, obj=None, report=None) -> Tuple[int, Optional[str]]:
+    """Run one command line: (its exit code, its one ``error: …`` line or None). ``obj`` is the
+    Environment the command runs in (default: the process's); ``report`` receives what is printed on
+    stderr before the error line (the usage line, -v details). The MCP server runs its tools here, so a
+    failing tool call carries the very line the CLI prints."""
     verbose = "-v" in argv or "--verbose" in argv
+    say = report or (lambda text: None)
+    error: Optional[str] = None
     try:  # the Environment is built by the command that runs (options.current_env), not for --help
-        code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+        code = cli.main(args=list(argv), prog_name=PROG, standalone_mode=False, obj=obj)
     except DynamoError as e:
-        click.echo(f"error: {e.message}", err=True)
+        error = f"error: {e.message}"
         if verbose and e.detail:
-            click.echo(e.detail, err=True)
+            say(e.detail)
         code = e.exit_code
     except click.exceptions.Exit as e:
         code = e.exit_code
     except click.UsageError as e:
         if e.ctx is not None:
-            click.echo(e.ctx.get_usage(), err=True)
-        click.echo(f"error: {e.format_message()}", err=True)
+            say(e.ctx.get_usage())
+        error = f"error: {e.format_message()}"
         code = ExitCode.USAGE
     except click.ClickException as e:  # e.g. click.BadParameter outside parsing, FileError
-        click.echo(f"error: {e.format_message()}", err=True)
+        error = f"error: {e.format_message()}"
         code = ExitCode.USAGE
     except click.Abort:
-        click.echo("error: aborted", err=True)
+        error = "error: aborted"
         code = ExitCode.INTERRUPTED
     except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
+        error = "error: interrupted"
         code = ExitCode.INTERRUPTED
     except BrokenPipeError:
         code = ExitCode.OK
     except Exception as e:  # a bug: one line (the traceback with -v) and its own exit code
-        click.echo(f"error: internal error: {type(e).__name__}: {_one_line(str(e))} (this is a bug in "
-                   f"kubectl-dynamo {__version__}: please report it with the output of -v)", err=True)
+        error = (f"error: internal error: {type(e).__name__}: {_one_line(str(e))} (this is a bug in "
+                 f"kubectl-dynamo {__version__}: please report it with the output of -v)")
         if verbose:
             import traceback
 
-            traceback.print_exc()
+            say(traceback.format_exc().rstrip("\n"))
         code = ExitCode.INTERNAL
-    return code_from(code)
+    return code_from(code), error
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -105,13 +105,26 @@ def complete_codes(ctx: click.Context, param: click.Parameter, incomplete: str) 
 @click.command("completion")
 @click.option("--install", "install_dir", metavar="DIR", type=click.Path(file_okay=False),
               help=f"Write {SHIM_NAME} into DIR (a directory on PATH) instead of printing it.")
-def completion_command(install_dir):
+@click.option("--k9s", "k9s", is_flag=True, help="Print the k9s plugins (tree, doctor, logs by rank, rollout status on "
+              "a DGD; doctor, tree and logs of a pod's DGD) for k9s's plugins.yaml instead (docs/k9s.md).")
+def completion_command(install_dir, k9s):
     """Print (or --install) the kubectl_complete-dynamo helper for `kubectl dynamo <TAB>`.
 
     \b
     Example (krew users: krew does not install this helper):
       kubectl dynamo completion --install ~/.krew/bin
+      kubectl dynamo completion --k9s          # the k9s plugins, for k9s's plugins.yaml
     """
+    if k9s:
+        if install_dir:
+            from kubectl_dynamo.errors import UsageError
+
+            raise UsageError("--k9s prints the plugins: merge them into k9s's plugins.yaml (docs/k9s.md)")
+        from kubectl_dynamo.data import DATA_DIR
+
+        with open(os.path.join(DATA_DIR, "k9s", "plugins.yaml"), encoding="utf-8") as f:
+            _print(f.read())
+        return
     if not install_dir:
         _print(SHIM)
         return

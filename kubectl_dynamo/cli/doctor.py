@@ -28,12 +28,15 @@ from kubectl_dynamo.findings.catalogue import SEVERITIES
               help="Leave out the findings of this check (repeatable); JSON lists them under skipped.")
 @click.option("--ignore-file", metavar="PATH", help="Accepted findings, one per line: CODE, or CODE namespace/name "
               "for one object or DGD; # comments (default: .kubectl-dynamo-ignore in the current directory, if any).")
+@click.option("--since", "since_path", metavar="FILE", help="Report only what changed since FILE, a previous "
+              "`doctor -o json` ('-': stdin): the new findings, and those resolved (findings are matched by id). "
+              "Exit 1 only for a new finding at or above --min-severity.")
 @click.option("--explain", "explain_code", metavar="CODE", shell_complete=lazy_complete("complete_codes"),
               help="Print what a check code means (severity, what, why, fix, refs) and exit; "
                    "'all' prints the whole catalogue. Offline.")
 @kube_options(junit=True)
 def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_path, list_bundle, skip, ignore_file,
-                   explain_code, opts):
+                   since_path, explain_code, opts):
     """Diagnose the cluster and every multinode DynamoGraphDeployment.
 
     \b
@@ -44,6 +47,7 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
       kubectl dynamo doctor --from bundle.tar.gz --list   # what the bundle holds
       kubectl dynamo doctor --explain kai-queue-missing   # what a code means and how to fix it
       kubectl dynamo doctor -A --skip group-on-one-node -o junit > doctor.xml   # for CI
+      kubectl dynamo doctor -A -o json > before.json; kubectl dynamo doctor -A --since before.json
 
     Read-only: never creates, patches or deletes; secrets are read by name and only their key
     names are kept. Exit 1 when a finding is at or above --min-severity.
@@ -69,6 +73,11 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
         unknown_codes([rule.code], rule.source)
     if list_bundle and not from_path:
         raise UsageError("--list lists a bundle: it needs --from BUNDLE")
+    since = None
+    if since_path:
+        from kubectl_dynamo.commands.doctor import previous_findings
+
+        since = (since_path, previous_findings(since_path, opts.env.stdin))  # before connecting: bad input is exit 2
     cluster = RecordedCluster(from_path, opts.target.namespace) if from_path else opts.cluster()
     if from_path:
         from kubectl_dynamo.commands import bundle
@@ -83,7 +92,8 @@ def doctor_command(name, min_severity, only, exec_checks, exec_timeout, from_pat
     # (or a DGD name, which needs one) narrows it; a one-namespace bundle defaults to its namespace.
     whole = bool(from_path) and cluster.scope is None and not opts.target.namespace and not name
     result = run_doctor(cluster, all_namespaces=opts.all_namespaces or whole, name=name, only=codes,
-                        exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity, ignore=rules)
+                        exec_checks=exec_checks, exec_timeout=exec_timeout, min_severity=min_severity, ignore=rules,
+                        since=since)
     if from_path:
         result.data["skipped"] += bundle.unjudged(cluster)  # what the bundle's scope did not collect
     emit(opts, result)

@@ -4,7 +4,7 @@ Its JSON form is part of each command's contract and always has the same six key
 ``{"code", "severity", "message", "hint", "component", "object"}`` (``component`` is the DGD
 component it is about, or null; ``object`` is ``{"kind", "namespace", "name"}`` or null).
 
-``doctor`` adds a seventh key, ``cause``: null for a root finding, else ``{"code", "object"}`` of the
+``doctor`` adds ``id`` (``identity``: stable across runs on the same state), ``dgd`` and ``cause``: null for a root finding, else ``{"code", "object"}`` of the
 finding it follows from (e.g. ``group-incomplete`` under the ``controller-create-failed`` that
 explains the missing pod). ``where`` (not in the JSON) says which DGD group a doctor finding is
 about, so doctor can tie consequences to their cause (``doctor.link_causes``).
@@ -13,7 +13,7 @@ about, so doctor can tie consequences to their cause (``doctor.link_causes``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from kubectl_dynamo.findings.catalogue import SEVERITIES, entry
 
@@ -59,6 +59,23 @@ def finding(code: str, message: str, hint: Optional[str] = None, *, severity: Op
     when no specific hint is known, the catalogue's fix."""
     e = entry(code)
     return Finding(code, severity or e.severity, message, e.fix if hint is None else hint, component, obj)
+
+
+def _ref(obj: Optional[Dict[str, Any]]) -> Optional[List[Any]]:
+    return None if obj is None else [obj.get("kind"), obj.get("namespace"), obj.get("name")]
+
+
+def identity(f: Finding) -> str:
+    """A finding's stable id: its code and a digest of what it is about (object, component, DGD group)
+    and of its cause, never of its message (which may count pods or ages). The same state gives the
+    same id run after run, so an agent or ``doctor --since`` can follow one finding over time."""
+    import hashlib
+    import json
+
+    cause = None if f.cause is None else [f.cause["code"], _ref(f.cause["object"])]
+    key = json.dumps([f.code, _ref(f.object), f.component, list(f.where) if f.where else None, cause],
+                     separators=(",", ":"), default=str)
+    return f"{f.code}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
 def at_least(severity: str, threshold: str) -> bool:

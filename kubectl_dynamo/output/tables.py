@@ -104,12 +104,19 @@ def format_doctor(r: DoctorData, wide: bool, color: bool, width: Optional[int] =
         out.append("No DynamoGraphDeployments in scope.")
     shown = [f for f in r["findings"] if at_least(f["severity"], min_severity)]
     s = r["summary"]
-    out += ["", f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')}"
+    since = r.get("since")
+    out += ["", ("New since " + since["file"] + ": " if since else "")
+            + f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')}"
             + (f" (showing {min_severity} and above; --min-severity info shows all)" if len(shown) < len(r["findings"]) else "")]
+    if since:
+        out.append(f"Resolved since {since['file']}: {len(since['resolved'])}; unchanged: {since['unchanged']}")
     if shown:
         out += ["", findings_grid(nest_findings(shown), width, color=color, hint="column" if wide else None)]
         if not wide:
             out.append("(-o wide adds the fix for each finding)")
+    if since and since["resolved"]:
+        out += ["", "Resolved (no longer found):",
+                findings_grid([(f, 0) for f in since["resolved"]], width, color=color)]
     if r["skipped"]:
         out += ["", "Skipped:"] + [f"  {s['check']}{_skipped_object(s)}: {s['reason']}" for s in r["skipped"]]
     return folded(out, width)

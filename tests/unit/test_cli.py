@@ -29,7 +29,9 @@ def test_help(command, flag):
 NOT_A_RESULT = {"logs": None, "collect": "BUNDLE.tar.gz"}
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("completion", "schema")])  # offline, no cluster
+# completion and schema are offline; mcp is a server: --kubeconfig/--context/--request-timeout for all its calls,
+# each call's namespace and output are the tools' (tests/unit/test_mcp.py)
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("completion", "schema", "mcp")])
 def test_every_cluster_command_takes_kubectl_flags(command):
     group = cli.get_command(None, command)
     for sub in sorted(group.list_commands(None)) if isinstance(group, click.Group) else [None]:

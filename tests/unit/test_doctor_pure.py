@@ -38,7 +38,7 @@ def test_healthy_snapshot_has_no_errors_and_every_finding_has_a_cause_key():
     pods = [b.on_scheduler(p, "kai-scheduler") for p in b.all_running(b.grove_group())]
     result = _diagnose(b.snapshot(b.dgd(), pods))
     assert [f for f in result["findings"] if f["severity"] == "error"] == []
-    assert all(list(f) == ["code", "severity", "message", "hint", "component", "object", "cause", "dgd"]
+    assert all(list(f) == ["code", "severity", "message", "hint", "component", "object", "cause", "dgd", "id"]
                for f in result["findings"])
     assert result["deployments"][0]["components"][0]["groups"] == [{"index": 0, "podsReady": 2, "ranks": [0, 1]}]
 
