@@ -71,7 +71,7 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
                     f"{operator_version} has no roles; they are Dynamo 1.6.0+)",
                     "Use a component-level podTemplate, or upgrade the operator to 1.6.0+."))
     out += [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
-            for path, message in webhooks.problems(plain, grove)]
+            for path, message in webhooks.problems(plain, grove, operator_version)]
     out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
                              "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
             for path, message in webhooks.offline_notes(plain, grove)]

@@ -38,6 +38,8 @@ GROVE_UPDATE_STRATEGY = "nvidia.com/grove-update-strategy"
 GPU_POWER_LIMIT = "dynamo.nvidia.com/gpu-power-limit"
 GROVE_API_VERSION = "grove.io/v1alpha1"
 RUNTIME_VERSION_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
+ROLES = ("leader", "worker")  # the multinode role schema (1.6)
+MULTINODE_TYPES = ("worker", "prefill", "decode")  # 1.6 supportsMultinodeComponentType
 GROVE_ONLY = "is currently supported only for Grove-backed DynamoGraphDeployment components"
 TOPOLOGY_OVERRIDE_CONFLICT = ("cannot be combined with spec.topologyConstraint or components[].topologyConstraint; use "
                               "either the typed topology API or provider-native Grove topology overrides")
@@ -112,8 +114,10 @@ def _expected_target(provider: str, api_version: Any, scope: str, c: Optional[di
     return "PodCliqueTemplateSpec", ""
 
 
-def _overrides(spec: dict) -> Iterator[Tuple[str, dict, str, Optional[dict]]]:
-    """(path, providerOverride, scope, component) of every provider override, in the webhook's order."""
+def _overrides(spec: dict, v16: bool = False) -> Iterator[Tuple[str, dict, str, Optional[dict]]]:
+    """(path, providerOverride, scope, component) of every provider override, in the webhook's order.
+    At 1.6 a multinode role's override lives on ``roles[]`` (provideroverride.ScopeForComponentRole:
+    leader and worker only; another role name has no scope and is refused by the role rules)."""
     if isinstance(spec.get("providerOverride"), dict):
         yield "spec.providerOverride", spec["providerOverride"], "root", None
     for i, c in enumerate(_list(spec.get("components"))):
@@ -125,17 +129,25 @@ def _overrides(spec: dict) -> Iterator[Tuple[str, dict, str, Optional[dict]]]:
             o = _map(_map(c.get("multinode")).get(role)).get("providerOverride")
             if isinstance(o, dict):
                 yield f"spec.components[{i}].multinode.{role}.providerOverride", o, f"multinode.{role}", c
+        if v16:
+            for j, r in enumerate(_list(c.get("roles"))):
+                o = _map(r).get("providerOverride")
+                if isinstance(o, dict) and _map(r).get("name") in ROLES:
+                    yield f"spec.components[{i}].roles[{j}].providerOverride", o, f"roles.{_map(r)['name']}", c
 
 
-def default(beta: dict, grove: bool) -> str:
-    """DGDDefaulter.Default on CREATE, in place; returns the workload provider it selects."""
+def default(beta: dict, grove: bool, v16: bool = False) -> str:
+    """DGDDefaulter.Default on CREATE, in place; returns the workload provider it selects. At 1.6
+    (defaulting/dynamographdeployment_handler.go @3f3d3dfa, defaultMultinodeRoleReplicas) an
+    explicit multinode role without replicas gets the count nodeCount implies: leader 1, worker
+    nodeCount - 1."""
     meta = beta.setdefault("metadata", {})
     annotations = meta.setdefault("annotations", {})
     opted_out = str(annotations.get(api.ANN_ENABLE_GROVE, "")).lower() == "false"
     provider = "grove" if grove and not opted_out else "component"
     annotations[api.ANN_WORKLOAD_PROVIDER] = provider  # the controller-owned annotation is derived, never taken
     spec = _map(beta.get("spec"))
-    for _, override, scope, c in _overrides(spec):
+    for _, override, scope, c in _overrides(spec, v16):
         if not override.get("target"):
             target, _ = _expected_target(provider, override.get("apiVersion"), scope, c)
             if target:
@@ -143,17 +155,25 @@ def default(beta: dict, grove: bool) -> str:
     for c in _list(spec.get("components")):
         if isinstance(c, dict):
             c.setdefault("replicas", 1)
+            if v16 and isinstance(c.get("multinode"), dict):
+                for r in _list(c.get("roles")):
+                    if isinstance(r, dict) and r.get("name") in ROLES and r.get("replicas") is None:
+                        r["replicas"] = 1 if r["name"] == "leader" else node_count(c) - 1
             if provider == "grove":
                 c.setdefault("minAvailable", 1)
     return provider
 
 
 # -- the validating webhook ---------------------------------------------------------------------
-def problems(plain: dict, grove: bool) -> List[Problem]:
+def problems(plain: dict, grove: bool, operator_version: Optional[str] = None) -> List[Problem]:
     """The validating webhook's errors for the DGD as the API server hands it over (after the
-    conversion of a v1alpha1 request and the mutating webhook)."""
-    from kubectl_dynamo.operator import defaults
+    conversion of a v1alpha1 request and the mutating webhook). ``operator_version`` (default: the
+    newest modelled) picks the webhook: from 1.6.0 on, roles[].podTemplate is the alternative
+    template source (``_roles16``)."""
+    from kubectl_dynamo.operator import api, defaults, versions
     from kubectl_dynamo.operator.convert import to_v1beta1
+
+    v16 = versions.at_least(operator_version or versions.NEWEST, api.ROLE_TEMPLATES_SINCE)
 
     alpha = str(plain.get("apiVersion", "")).endswith("/v1alpha1")
     # the API server defaults the request version, converts, and defaults the storage version
@@ -167,11 +187,11 @@ def problems(plain: dict, grove: bool) -> List[Problem]:
         beta = defaults.apply(copy.deepcopy(dict(converted)), "v1beta1")
     else:
         beta = request  # a private copy, already v1beta1-defaulted (defaulting again adds nothing)
-    provider = default(beta, grove)
+    provider = default(beta, grove, v16)
     meta = _map(beta.get("metadata"))
     spec = _map(beta.get("spec"))
     out = _object_meta(_map(meta.get("annotations")), spec)
-    out += _spec(spec, str(meta.get("name", "")), provider, v1beta1_source=not alpha)
+    out += _spec(spec, str(meta.get("name", "")), provider, v1beta1_source=not alpha, v16=v16)
     if alpha:
         out += _alpha_spec(_map(request.get("spec")))
     return out
@@ -203,12 +223,12 @@ def _vllm_backend(annotations: dict, where: str) -> List[Problem]:
     return []
 
 
-def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool) -> List[Problem]:
+def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool, v16: bool = False) -> List[Problem]:
     grove = provider == "grove"
     not_grove = f'Forbidden: requires the Grove pathway, but workload provider "{provider}" is selected'
     out: List[Problem] = []
     components = [c for c in _list(spec.get("components")) if isinstance(c, dict)]
-    overrides = {path: (o, scope, c) for path, o, scope, c in _overrides(spec)}
+    overrides = {path: (o, scope, c) for path, o, scope, c in _overrides(spec, v16)}
     if "spec.providerOverride" in overrides:
         override, scope, owner = overrides["spec.providerOverride"]
         out += _provider_override("spec.providerOverride", override, scope, owner, provider)
@@ -234,7 +254,9 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool) -> 
                             f"currently supported only for vLLM (detected backend: {spec.get('backendFramework') or '<unset>'})"))
         out += _power_annotation(c, path)
         out += _elastic_ep(spec.get("backendFramework"), c, path)
-        out += _component(c, path, provider, overrides, v1beta1_source=v1beta1_source)
+        out += _component(c, path, provider, overrides, v1beta1_source=v1beta1_source, v16=v16)
+    if v16 and v1beta1_source:
+        out += _planner_runtime(components)
     out += _topology(spec, provider, overrides)
     policy = _map(_map(spec.get("experimental")).get("kvTransferPolicy"))
     if policy.get("clusterTopologyName"):
@@ -287,9 +309,12 @@ def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
     return []
 
 
-def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_source: bool) -> List[Problem]:
-    """shared_v1beta1.go validateDynamoComponentDeploymentSharedSpec."""
+def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_source: bool,
+               v16: bool = False) -> List[Problem]:
+    """shared_v1beta1.go validateDynamoComponentDeploymentSharedSpec (1.5 @2a6da14c; at 1.6 the
+    rules of michaelfeil/dynamo @80b177f2 for roles, template-source mode and multinode type)."""
     grove = provider == "grove"
+    role_templates = v16 and has_role_templates(c)
     out: List[Problem] = []
     for where in (f"{path}.providerOverride", f"{path}.multinode.leader.providerOverride",
                   f"{path}.multinode.worker.providerOverride"):
@@ -298,11 +323,19 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
             out += _provider_override(where, override, scope, owner, provider)
     if "minAvailable" in c and not grove:
         out.append((f"{path}.minAvailable", f"Forbidden: {GROVE_ONLY}"))
+    if v16:
+        if isinstance(c.get("roles"), list):
+            out += _roles16(c, path, provider, overrides)
+        if role_templates and c.get("podTemplate") is not None:  # validateComponentPodTemplateMode
+            out.append((f"{path}.podTemplate", "Forbidden: cannot be combined with roles[].podTemplate; choose one "
+                        "complete PodTemplate source mode"))
     size = parse_quantity(c.get("sharedMemorySize")) if "sharedMemorySize" in c else None
     if size is not None and size < 0:
         out.append((f"{path}.sharedMemorySize", f"Invalid value: {c['sharedMemorySize']!r}: must be non-negative"))
+    if v16 and c.get("multinode") is not None and c.get("type") not in MULTINODE_TYPES:  # validateMultinodeComponentType
+        out.append((f"{path}.multinode", "Forbidden: multinode is supported only for worker, prefill, or decode components"))
     if c.get("type") == "epp":
-        if node_count(c) > 1:
+        if node_count(c) > 1 and not v16:
             out.append((f"{path}.multinode", "Forbidden: EPP component cannot be multinode"))
         if c.get("replicas", 1) != 1:
             out.append((f"{path}.replicas", f"Invalid value: {c.get('replicas')}: EPP component must have exactly 1 replica"))
@@ -311,7 +344,15 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
     ref = _map(c.get("eppConfig")).get("configMapRef")
     if isinstance(ref, dict) and not ref.get("name"):
         out.append((f"{path}.eppConfig.configMapRef.name", "Required value: is required"))
-    if "frontendSidecar" in c:
+    if "frontendSidecar" in c and role_templates and c["frontendSidecar"] != "":
+        for j, r in enumerate(_list(c.get("roles"))):
+            template = _map(r).get("podTemplate")
+            if template is not None and c["frontendSidecar"] not in _container_names(template):
+                out.append((f"{path}.roles[{j}].podTemplate.spec.containers", f"Invalid value: {c['frontendSidecar']!r}: "
+                            "must contain the container named by frontendSidecar"))
+    elif "frontendSidecar" in c and v16 and c["frontendSidecar"] == "":
+        out.append((f"{path}.frontendSidecar", "Invalid value: \"\": must not be empty"))
+    elif "frontendSidecar" in c:
         sidecar = c["frontendSidecar"]
         names = [_map(x).get("name") for x in _list(_map(_map(c.get("podTemplate")).get("spec")).get("containers"))]
         if "podTemplate" not in c:
@@ -321,8 +362,13 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
         elif sidecar not in names:
             out.append((f"{path}.frontendSidecar", f"Invalid value: {sidecar!r}: must match a podTemplate.spec.containers name"))
     if isinstance(c.get("experimental"), dict):
-        out += _experimental(c, f"{path}.experimental", grove)
-    if v1beta1_source:
+        out += _experimental(c, f"{path}.experimental", grove, role_templates)
+    if role_templates and v1beta1_source:  # validateRolePodTemplateRuntimeVersion: the main images of the roles
+        images = [_main(_map(r))[1] for r in _list(c.get("roles"))]
+        if not c.get("runtimeVersionOverride") and any(
+                _map(m).get("image") and not image_version(str(_map(m)["image"])) for m in images):
+            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED}"))
+    elif v1beta1_source:
         index, main = _main(c)
         image = _map(main).get("image") or ""
         where = f"{path}.podTemplate.spec.containers" + (f"[{index}].image" if index is not None else "")
@@ -331,6 +377,106 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
         elif not c.get("runtimeVersionOverride") and not image_version(str(image)):
             out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED} ({image!r})"))
     return out
+
+
+# -- 1.6: roles[] as the alternative template source (michaelfeil/dynamo @80b177f2,
+# internal/webhook/validation/shared_v1beta1.go validateComponentRoles, validateComponentRoleSpec,
+# validateComponentPodTemplateMode; planner_runtime_features.go) ----------------------------------
+def has_role_templates(c: dict) -> bool:
+    """dynamo.HasRolePodTemplates: some role carries a podTemplate."""
+    return any(_map(r).get("podTemplate") is not None for r in _list(c.get("roles")))
+
+
+def _container_names(template: Any) -> List[Any]:
+    return [_map(x).get("name") for x in _list(_map(_map(template).get("spec")).get("containers"))]
+
+
+def _roles16(c: dict, path: str, provider: str, overrides: dict) -> List[Problem]:
+    where = f"{path}.roles"
+    if c.get("multinode") is None:
+        return [(where, "Forbidden: roles are supported only for component shapes that define a role schema; this "
+                 "release supports multinode and LPX components")]
+    out: List[Problem] = []
+    templates = has_role_templates(c)
+    seen: set = set()
+    for j, r in enumerate(_list(c.get("roles"))):
+        r = _map(r)
+        at = f"{where}[{j}]"
+        name = r.get("name")
+        if templates and r.get("podTemplate") is None:
+            out.append((f"{at}.podTemplate", "Required value: is required on every role when role-specific "
+                        "PodTemplates are used"))
+        known = name in ROLES
+        if not known:
+            out.append((f"{at}.name", f'Unsupported value: {name!r}: supported values: "leader", "worker"'))
+        elif name in seen:
+            out.append((f"{at}.name", f"Duplicate value: {name!r}"))
+        else:
+            seen.add(name)
+        if known and r.get("replicas") is not None:
+            want = 1 if name == "leader" else node_count(c) - 1
+            if r["replicas"] != want:
+                out.append((f"{at}.replicas", f"Invalid value: {r['replicas']}: must equal {want} for multinode role "
+                            f'"{name}"'))
+        if known:
+            out += _role_spec(r, at, provider, overrides)
+    for name in ROLES:
+        if name not in seen:
+            out.append((where, f'Required value: must contain the "{name}" role'))
+    return out
+
+
+def _role_spec(r: dict, at: str, provider: str, overrides: dict) -> List[Problem]:
+    out: List[Problem] = []
+    template = r.get("podTemplate")
+    if template is not None:
+        at_t = f"{at}.podTemplate"
+        annotations = _map(_map(_map(template).get("metadata")).get("annotations"))
+        out += _vllm_backend(annotations, f"{at_t}.metadata.annotations")
+        if GPU_POWER_LIMIT in annotations:
+            out.append((f"{at_t}.metadata.annotations[{GPU_POWER_LIMIT}]", "Forbidden: role-specific power limits are "
+                        "not supported by power-aware planning"))
+        pod = _map(_map(template).get("spec"))
+        containers = _list(pod.get("containers"))
+        for i, ctr in enumerate(containers):
+            if _map(ctr).get("name") != "main" and not _map(ctr).get("image"):
+                out.append((f"{at_t}.spec.containers[{i}].image", "Required value: is required for sidecar containers"))
+        for i, ctr in enumerate(_list(pod.get("initContainers"))):
+            if not _map(ctr).get("image"):
+                out.append((f"{at_t}.spec.initContainers[{i}].image", "Required value: is required for init containers"))
+        index, main = _main(r)
+        if main is None:
+            out.append((f"{at_t}.spec.containers", 'Required value: must contain a container named "main"'))
+        elif not main.get("image"):
+            out.append((f"{at_t}.spec.containers[{index}].image", "Required value: is required"))
+    if f"{at}.providerOverride" in overrides:
+        override, scope, owner = overrides[f"{at}.providerOverride"]
+        out += _provider_override(f"{at}.providerOverride", override, scope, owner, provider)
+    return out
+
+
+def _planner_runtime(components: List[dict]) -> List[Problem]:
+    """validateRolePodTemplatesPlannerRuntime: role templates need every planner on runtime >= 1.6.0
+    (runtimefeatures.PlannerDGDComponentStatus; the minimum is taken as 1.6.0, the release that
+    introduced roles)."""
+    from kubectl_dynamo.operator import versions
+
+    paths = [f"spec.components[{i}].roles" for i, c in enumerate(components) if has_role_templates(c)]
+    if not paths:
+        return []
+    for c in components:
+        if c.get("type") != "planner":
+            continue
+        image = str(_map(_main(c)[1]).get("image") or "")
+        text = str(c.get("runtimeVersionOverride") or "") or (image.rsplit(":", 1)[-1] if image_version(image) else "")
+        version = versions.parse(text.lstrip("vV")) if text else None
+        prefix = ("Forbidden: role-specific PodTemplates require every planner component to use Dynamo runtime 1.6.0 "
+                  f"or later; planner component {c.get('name')!r}")
+        if version is None:
+            return [(p, f"{prefix} has no resolvable runtime version") for p in paths]
+        if not versions.at_least(text.lstrip("vV"), "1.6.0"):
+            return [(p, f"{prefix} resolves to {text.lstrip('vV')}") for p in paths]
+    return []
 
 
 def _provider_override(path: str, override: dict, scope: str, c: Optional[dict], provider: str) -> List[Problem]:
@@ -395,12 +541,18 @@ def _topology(spec: dict, provider: str, overrides: dict) -> List[Problem]:
     return out
 
 
-def _experimental(c: dict, path: str, grove: bool) -> List[Problem]:
+def _experimental(c: dict, path: str, grove: bool, role_templates: bool = False) -> List[Problem]:
     experimental = c["experimental"]
     out: List[Problem] = []
     gms, failover = experimental.get("gpuMemoryService"), experimental.get("failover")
     gpus, gpu_problem = _gpu_count(c)
     kind = c.get("type")
+    if role_templates:  # 1.6 validateSharedExperimentalSpec: these need operator-generated launch commands
+        for key, node in (("gpuMemoryService", gms), ("failover", failover)):
+            if node is not None:
+                out.append((f"{path}.{key}", "Forbidden: cannot be combined with role PodTemplates because this layout "
+                            "requires operator-managed launch wiring"))
+        gms = failover = None  # and their own rules are skipped (validateExperimentalSpec, rolePodTemplates)
     if isinstance(gms, dict):
         if kind not in ("worker", "prefill", "decode"):
             out.append((f"{path}.gpuMemoryService", "Forbidden: GPU memory service is only supported for worker, "
