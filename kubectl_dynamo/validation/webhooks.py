@@ -348,7 +348,7 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
         for j, r in enumerate(_list(c.get("roles"))):
             template = _map(r).get("podTemplate")
             if template is not None and c["frontendSidecar"] not in _container_names(template):
-                out.append((f"{path}.roles[{j}].podTemplate.spec.containers", f"Invalid value: {c['frontendSidecar']!r}: "
+                out.append((f"{path}.roles[{j}].podTemplate.spec.containers", f"Invalid value: {_q(c['frontendSidecar'])}: "
                             "must contain the container named by frontendSidecar"))
     elif "frontendSidecar" in c and v16 and c["frontendSidecar"] == "":
         out.append((f"{path}.frontendSidecar", "Invalid value: \"\": must not be empty"))
@@ -382,6 +382,13 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
 # -- 1.6: roles[] as the alternative template source (michaelfeil/dynamo @80b177f2,
 # internal/webhook/validation/shared_v1beta1.go validateComponentRoles, validateComponentRoleSpec,
 # validateComponentPodTemplateMode; planner_runtime_features.go) ----------------------------------
+def _q(value: Any) -> str:
+    """field.Error's rendering of a bad value: Go %q for a string, %v for a number."""
+    import json
+
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
 def has_role_templates(c: dict) -> bool:
     """dynamo.HasRolePodTemplates: some role carries a podTemplate."""
     return any(_map(r).get("podTemplate") is not None for r in _list(c.get("roles")))
@@ -408,9 +415,9 @@ def _roles16(c: dict, path: str, provider: str, overrides: dict) -> List[Problem
                         "PodTemplates are used"))
         known = name in ROLES
         if not known:
-            out.append((f"{at}.name", f'Unsupported value: {name!r}: supported values: "leader", "worker"'))
+            out.append((f"{at}.name", f'Unsupported value: {_q(name)}: supported values: "leader", "worker"'))
         elif name in seen:
-            out.append((f"{at}.name", f"Duplicate value: {name!r}"))
+            out.append((f"{at}.name", f"Duplicate value: {_q(name)}"))
         else:
             seen.add(name)
         if known and r.get("replicas") is not None:

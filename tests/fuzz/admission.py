@@ -436,3 +436,133 @@ def cases(seed: int, count: int, pool: List[Tuple[str, dict]]) -> List[dict]:
         out.append({"id": f"gen-{seed}-{n:05d}", "base": label, "edits": edits,
                     "text": json.dumps(doc, ensure_ascii=False) + "\n"})
     return out
+
+
+# -- 1.6: steer into the role rules (scripts/admission-verdicts --operator-version 1.6.0) ------------
+# Bases are what `generate dgd` writes across its flag space (backend, provider, nodes, role
+# templates, disaggregation) plus the seed's role-template DGD; edits aim at each rule of the 1.6
+# webhook's roles (shared_v1beta1.go validateComponentRoles, validateComponentRoleSpec,
+# validateComponentPodTemplateMode, validateMultinodeComponentType, frontendSidecar, experimental,
+# runtime version) and are mixed with the schema-drawn edits above.
+def bases16(rng: random.Random, count: int) -> List[Tuple[str, dict]]:
+    from kubectl_dynamo.commands import generate as g
+
+    out: List[Tuple[str, dict]] = [("seeds/role-specific-multinode.yaml",
+                                    _plain(yaml.safe_load((DATA / "seeds" / "role-specific-multinode.yaml").read_text())))]
+    while len(out) < count:
+        backend = rng.choice(["vllm", "sglang", "trtllm"])
+        gpus = rng.choice([1, 2, 4, 8])
+        disagg = rng.random() < 0.3
+        engines = ([g.engine("prefill", rng.choice([1, 2, 3]), gpus, None, None, None),
+                    g.engine("decode", rng.choice([1, 2, 4]), gpus, None, None, None)] if disagg
+                   else [g.engine("worker", rng.choice([1, 2, 3, 4]), gpus, None, None, rng.choice([None, 2]))])
+        spec = g.GenerateSpec(name=rng.choice(["llm", "ds", "q"]), backend=backend, model="Qwen/Qwen3-8B",
+                              engines=engines, orchestrator=rng.choice(["grove", "lws"]),
+                              role_templates=rng.random() < 0.6, frontend=rng.random() < 0.8)
+        try:
+            doc = g.build(spec)
+        except g.SpecError:
+            continue
+        out.append((f"generate:{backend}:{spec.orchestrator}:{'roles' if spec.role_templates else 'plain'}:"
+                    f"{'disagg' if disagg else 'agg'}", _plain(doc)))
+    return out
+
+
+def _engines(doc: dict) -> List[dict]:
+    return [c for c in _list(_map(doc.get("spec")).get("components")) if isinstance(c, dict) and c.get("type") != "frontend"]
+
+
+def _role_edit(doc: dict, rng: random.Random) -> Optional[str]:
+    comps = _engines(doc) or _list(_map(doc.get("spec")).get("components"))
+    if not comps:
+        return None
+    c = rng.choice(comps)
+    roles = _list(c.get("roles"))
+    with_t = [r for r in roles if isinstance(r, dict) and r.get("podTemplate")]
+    main = lambda t: next((x for x in _list(_map(_map(t).get("spec")).get("containers")) if _map(x).get("name") == "main"), None)  # noqa: E731
+    kind = rng.choice(["drop-role-template", "add-component-template", "role-replicas", "role-name", "drop-role",
+                       "roles-without-multinode", "multinode-type", "role-annotation", "sidecar-image", "init-image",
+                       "main-renamed", "main-image", "role-image-tag", "frontend-sidecar", "experimental", "roles-empty",
+                       "role-provider-override", "to-role-templates", "node-count"])
+    if kind == "to-role-templates" and c.get("podTemplate") and c.get("multinode") and not roles:
+        t = c.pop("podTemplate")
+        c["roles"] = [{"name": "leader", "podTemplate": copy.deepcopy(t)}, {"name": "worker", "podTemplate": copy.deepcopy(t)}]
+    elif kind == "drop-role-template" and with_t:
+        rng.choice(with_t).pop("podTemplate")
+    elif kind == "add-component-template" and with_t:
+        c["podTemplate"] = copy.deepcopy(with_t[0]["podTemplate"])
+    elif kind == "role-replicas" and roles:
+        nodes = int(_map(c.get("multinode")).get("nodeCount") or 2) if isinstance(c.get("multinode"), dict) else 2
+        rng.choice(roles)["replicas"] = rng.choice([1, nodes - 1, nodes, 2]) or 1
+    elif kind == "role-name" and roles:
+        rng.choice(roles)["name"] = rng.choice(["leader", "worker", "head", "Leader"])
+    elif kind == "drop-role" and roles:
+        roles.remove(rng.choice(roles))
+    elif kind == "roles-without-multinode" and roles:
+        c.pop("multinode", None)
+    elif kind == "multinode-type":
+        c["type"] = rng.choice(["frontend", "planner", "epp", "worker", "decode"])
+        c.setdefault("multinode", {"nodeCount": 2})
+    elif kind == "role-annotation" and with_t:
+        ann = rng.choice(with_t)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {})
+        key, value = rng.choice([("nvidia.com/vllm-distributed-executor-backend", rng.choice(["mp", "ray", "", "bogus"])),
+                                 ("dynamo.nvidia.com/gpu-power-limit", "300"), ("example.com/x", "y")])
+        ann[key] = value
+    elif kind == "sidecar-image" and with_t:
+        rng.choice(with_t)["podTemplate"]["spec"].setdefault("containers", []).append(
+            {"name": "side", **({"image": "busybox:1.36"} if rng.random() < 0.3 else {})})
+    elif kind == "init-image" and with_t:
+        rng.choice(with_t)["podTemplate"]["spec"].setdefault("initContainers", []).append(
+            {"name": "init", **({"image": "busybox:1.36"} if rng.random() < 0.3 else {})})
+    elif kind == "main-renamed" and with_t and main(with_t[0]["podTemplate"]):
+        main(rng.choice(with_t)["podTemplate"] or with_t[0]["podTemplate"])["name"] = "engine"
+    elif kind == "main-image" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m.pop("image", None)
+    elif kind == "role-image-tag" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m["image"] = rng.choice(IMAGES)
+        if rng.random() < 0.3:
+            c["runtimeVersionOverride"] = rng.choice(["1.6.0", "1.5.0"])
+    elif kind == "frontend-sidecar":
+        c["frontendSidecar"] = rng.choice(["main", "sidecar", "", "frontend"])
+    elif kind == "experimental":
+        c.setdefault("experimental", {})[rng.choice(["gpuMemoryService", "failover"])] = rng.choice(
+            [{}, {"mode": "IntraPod"}, {"mode": "InterPod"}])
+    elif kind == "roles-empty":
+        c["roles"] = []
+    elif kind == "role-provider-override" and roles:
+        rng.choice(roles)["providerOverride"] = rng.choice([
+            {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}},
+            {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {}}, {"value": {}}])
+    elif kind == "node-count" and isinstance(c.get("multinode"), dict):
+        c["multinode"]["nodeCount"] = rng.choice([2, 3, 4, 8])
+    else:
+        return None
+    return f"role:{kind}@{c.get('name')}"
+
+
+def cases16(seed: int, count: int, bases_count: int = 120) -> List[dict]:
+    """``count`` cases steering into the 1.6 role rules: a generate/seed base, 0-2 role edits, and
+    sometimes one schema-drawn edit (``mutate``)."""
+    rng = random.Random(seed)
+    pool = bases16(rng, bases_count)
+    root = schema()["v1beta1"]
+    out = []
+    for n in range(count):
+        label, base = pool[rng.randrange(len(pool))]
+        doc, edits = copy.deepcopy(base), []
+        for _ in range(rng.choice([0, 1, 1, 1, 2])):
+            what = _role_edit(doc, rng)
+            if what:
+                edits.append(what)
+        if rng.random() < 0.2 and str(doc.get("apiVersion", "")).endswith("v1beta1"):
+            doc, more = mutate(doc, root, rng, 1)
+            edits += more
+        out.append({"id": f"gen16-{seed}-{n:05d}", "base": label, "edits": edits,
+                    "text": json.dumps(doc, ensure_ascii=False) + "\n"})
+    return out

@@ -36,12 +36,17 @@ def _rows(name: str) -> List[dict]:
         return [json.loads(line) for line in f]
 
 
-def verdicts() -> List[dict]:
-    return _rows("verdicts.jsonl.xz")
+# The recorded sets, by the oracle's operator version: 1.5 (ai-dynamo/dynamo @2a6da14c) and the 1.6
+# hybrid (tests/data/admission/PROVENANCE-1.6.md).
+SUFFIX = {"1.5.0": "", "1.6.0": "-1.6"}
 
 
-def generated() -> Dict[str, str]:
-    return {c["id"]: c["text"] for c in _rows("generated.jsonl.xz")}
+def verdicts(version: str = "1.5.0") -> List[dict]:
+    return _rows(f"verdicts{SUFFIX[version]}.jsonl.xz")
+
+
+def generated(version: str = "1.5.0") -> Dict[str, str]:
+    return {c["id"]: c["text"] for c in _rows(f"generated{SUFFIX[version]}.jsonl.xz")}
 
 
 def case_text(case: str, texts: Dict[str, str]) -> Tuple[str, bytes]:
@@ -79,14 +84,14 @@ def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = N
     return out
 
 
-def replay(orchestrator: Optional[str] = None) -> Iterator[Replay]:
-    texts = generated()
+def replay(orchestrator: Optional[str] = None, version: str = OPERATOR_VERSION) -> Iterator[Replay]:
+    texts = generated(version) if version != OPERATOR_VERSION else generated()
     by_case: Dict[str, List[dict]] = {}
-    for row in verdicts():
+    for row in (verdicts(version) if version != OPERATOR_VERSION else verdicts()):
         by_case.setdefault(row["case"], []).append(row)
     for case, rows in by_case.items():
         source, data = case_text(case, texts)
-        results = explain_validation(data, source, orchestrator)
+        results = explain_validation(data, source, orchestrator, version)
         for row in rows:
             if not results:  # unreadable, or no DGD explain would read: exit 2
                 provider, findings, refused = orchestrator or "grove", [{"code": "input-error"}], True
@@ -107,3 +112,15 @@ def matrix(replays: List[Replay]) -> Dict[str, int]:
         key = ("admitted-" if r.admitted else "refused-") + ("refused" if r.refused_by_explain else "passed")
         out[key] += 1
     return out
+
+
+def webhook_rules(replay: Replay) -> Tuple[List[str], List[str]]:
+    """(the operator's webhook refusals, explain's) as ``path: reason`` with quotes unified: rule
+    by rule, not only the verdict. The oracle words a webhook error ``webhook: PATH: REASON``."""
+    def norm(text: str) -> str:
+        return text.replace("'", '"')
+
+    oracle = sorted(norm(e[len("webhook: "):]) for e in replay.oracle_errors if e.startswith("webhook: "))
+    mine = sorted(norm(f["message"]) for f in replay.findings
+                  if f.get("code") in ("admission-refused", "template-source-mode"))
+    return oracle, mine
