@@ -566,3 +566,139 @@ def cases16(seed: int, count: int, bases_count: int = 120) -> List[dict]:
         out.append({"id": f"gen16-{seed}-{n:05d}", "base": label, "edits": edits,
                     "text": json.dumps(doc, ensure_ascii=False) + "\n"})
     return out
+
+
+# -- targeted inputs: one webhook rule each (the recording keeps their verdicts in targeted*.jsonl.xz) --
+def _gen_base(api_version: str = "nvidia.com/v1beta1", **kw: Any) -> dict:
+    from kubectl_dynamo.commands import generate as g
+
+    spec = g.GenerateSpec(name="llm", backend=kw.pop("backend", "vllm"), model="Qwen/Qwen3-8B",
+                          engines=[g.engine("worker", kw.pop("nodes", 2), 4, None, None, None)],
+                          api_version=api_version, **kw)
+    return _plain(g.build(spec))
+
+
+def _worker(doc: dict) -> dict:
+    return doc["spec"]["components"][-1]
+
+
+def _front(doc: dict) -> dict:
+    return doc["spec"]["components"][0]
+
+
+def _main_of(c: dict) -> dict:
+    return c["podTemplate"]["spec"]["containers"][0]
+
+
+def _ann(doc: dict, key: str, value: str) -> None:
+    doc["metadata"].setdefault("annotations", {})[key] = value
+
+
+def _roles_of(doc: dict) -> List[dict]:
+    return _worker(doc)["roles"]
+
+
+def _epp(doc: dict, **kw: Any) -> None:
+    doc["spec"]["components"].append({"name": "epp", "type": "epp", "eppConfig": {"configMapRef": {"name": "cfg", "key": "epp.yaml"}},
+                                      "podTemplate": {"spec": {"containers": [{"name": "main", "image": "x:1.6.0"}]}},
+                                      **kw})
+
+
+def _single(doc: dict) -> dict:
+    _worker(doc).pop("multinode", None)
+    return doc
+
+
+GMS = {"gpuMemoryService": {}}
+
+
+def _targets() -> List[Tuple[str, str, Any]]:
+    """(rule id, base kind, edit): base kind ``plain`` (generate's vLLM DGD), ``single`` (no
+    multinode), ``roles`` (generate --role-templates), ``alpha`` (v1alpha1)."""
+    w, f = _worker, _front
+    pod = lambda c: c["podTemplate"]["spec"]  # noqa: E731
+    return [
+        ("origin-version-semver", "plain", lambda d: _ann(d, "nvidia.com/dynamo-operator-origin-version", "x.y")),
+        ("vllm-backend-annotation", "plain", lambda d: _ann(d, "nvidia.com/vllm-distributed-executor-backend", "bogus")),
+        ("vllm-backend-annotation-empty", "plain", lambda d: _ann(d, "nvidia.com/vllm-distributed-executor-backend", "")),
+        ("grove-update-strategy", "plain", lambda d: _ann(d, "nvidia.com/grove-update-strategy", "Coherent")),
+        ("discovery-mode", "plain", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "node")),
+        ("intra-failover-discovery", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {}, "failover": {}})),
+        ("root-override-apiversion", "plain", lambda d: d["spec"].update(providerOverride={"value": {}})),
+        ("root-override-unsupported", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v2", "value": {}})),
+        ("root-override-target", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueTemplateSpec", "value": {}})),
+        ("root-override-owned", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {"topologyConstraint": {"packDomain": "rack"}}}, "metadata": {}}})),
+        ("root-override-required", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {}}}})),
+        ("component-override", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2}})),
+        ("priority-class", "plain", lambda d: d["spec"].update(priorityClassName="high")),
+        ("name-length", "plain", lambda d: d["metadata"].update(name="l" * 40) or w(d).update(name="w" * 20)),
+        ("gms-interpod-vllm", "single", lambda d: d["spec"].update(backendFramework="sglang") or w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or _main_of(w(d)).update(command=["python3", "-m", "dynamo.sglang"], args=["--model-path", "m"])),
+        ("gms-interpod-grove", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}})),
+        ("power-not-integer", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "abc"})),
+        ("power-not-positive", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "0"})),
+        ("power-with-dra", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "300"}) or _main_of(w(d))["resources"].update(claims=[{"name": "gpu"}]) or pod(w(d)).update(resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])),
+        ("elastic-ep-command", "single", lambda d: _main_of(w(d)).pop("command") and _main_of(w(d)).update(args=["python3 -m dynamo.vllm --enable-elastic-ep --data-parallel-backend ray"])),
+        ("min-available-lws", "plain", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or w(d).update(minAvailable=1)),
+        ("shared-memory-negative", "plain", lambda d: w(d).update(sharedMemorySize="-1Gi")),
+        ("epp-multinode", "plain", lambda d: _epp(d, multinode={"nodeCount": 2})),
+        ("frontend-multinode", "plain", lambda d: f(d).update(multinode={"nodeCount": 2})),
+        ("epp-replicas", "plain", lambda d: _epp(d, replicas=2)),
+        ("epp-config-required", "plain", lambda d: _epp(d) or d["spec"]["components"][-1].pop("eppConfig")),
+        ("epp-configmap-name", "plain", lambda d: _epp(d, eppConfig={"configMapRef": {"name": "", "key": "epp.yaml"}})),
+        ("frontend-sidecar-no-template", "plain", lambda d: f(d).pop("podTemplate") and f(d).update(frontendSidecar="main")),
+        ("frontend-sidecar-empty", "plain", lambda d: w(d).update(frontendSidecar="")),
+        ("frontend-sidecar-unknown", "plain", lambda d: w(d).update(frontendSidecar="sidecar")),
+        ("gms-type", "plain", lambda d: f(d).update(experimental=GMS) or _main_of(f(d)).update(resources={"limits": {"nvidia.com/gpu": "1"}})),
+        ("gms-gpu", "single", lambda d: w(d).update(experimental=GMS) or _main_of(w(d)).pop("resources")),
+        ("gms-client-duplicate", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"extraClientContainers": ["main", "main"]}})),
+        ("gms-client-unknown", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"extraClientContainers": ["other"]}})),
+        ("failover-needs-gms", "single", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container") or w(d).update(experimental={"failover": {}})),
+        ("failover-mode-mismatch", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "IntraPod"}}) or _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container")),
+        ("failover-interpod-gpu", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}}) or _main_of(w(d)).pop("resources")),
+        ("force-scaling-group-lws", "single", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or w(d).update(experimental={"grove": {"forceScalingGroup": True}})),
+        ("checkpoint-disabled", "single", lambda d: w(d).update(experimental={"checkpoint": {"enabled": True}})),
+        ("checkpoint-gms-clients", "single", lambda d: w(d).update(experimental={"checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["main"]}}})),
+        ("checkpoint-gms-interpod", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["main"]}}})),
+        ("image-required", "plain", lambda d: _main_of(w(d)).pop("image")),
+        ("runtime-version-required", "plain", lambda d: _main_of(w(d)).update(image="my-registry/vllm-runtime:my-tag")),
+        ("topology-root-required", "plain", lambda d: w(d).update(topologyConstraint={"packDomain": "rack"})),
+        ("topology-pack-domain", "plain", lambda d: d["spec"].update(topologyConstraint={"clusterTopologyName": "t"})),
+        ("kv-policy-name", "plain", lambda d: d["spec"].update(experimental={"kvTransferPolicy": {"clusterTopologyName": "Bad_Name", "domain": "rack"}})),
+        ("kv-policy-lws", "plain", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or d["spec"].update(experimental={"kvTransferPolicy": {"clusterTopologyName": "topo", "domain": "rack"}})),
+        # 1.6 role rules
+        ("roles-without-multinode", "roles", lambda d: w(d).pop("multinode")),
+        ("roles-missing-worker", "roles", lambda d: _roles_of(d).pop()),
+        ("roles-name", "roles", lambda d: _roles_of(d)[0].update(name="head")),
+        ("roles-replicas", "roles", lambda d: _roles_of(d)[1].update(replicas=3)),
+        ("roles-template-one-role", "roles", lambda d: _roles_of(d)[1].pop("podTemplate")),
+        ("roles-and-component-template", "roles", lambda d: w(d).update(podTemplate=copy.deepcopy(_roles_of(d)[0]["podTemplate"]))),
+        ("roles-main-missing", "roles", lambda d: _roles_of(d)[1]["podTemplate"]["spec"]["containers"][0].update(name="engine")),
+        ("roles-main-image", "roles", lambda d: _roles_of(d)[1]["podTemplate"]["spec"]["containers"][0].pop("image")),
+        ("roles-sidecar-image", "roles", lambda d: _roles_of(d)[0]["podTemplate"]["spec"]["containers"].append({"name": "side"})),
+        ("roles-init-image", "roles", lambda d: _roles_of(d)[0]["podTemplate"]["spec"].update(initContainers=[{"name": "init"}])),
+        ("roles-vllm-annotation", "roles", lambda d: _roles_of(d)[0]["podTemplate"].setdefault("metadata", {}).update(annotations={"nvidia.com/vllm-distributed-executor-backend": "bogus"})),
+        ("roles-power-annotation", "roles", lambda d: _roles_of(d)[0]["podTemplate"].setdefault("metadata", {}).update(annotations={"dynamo.nvidia.com/gpu-power-limit": "300"})),
+        ("roles-runtime-version", "roles", lambda d: [r["podTemplate"]["spec"]["containers"][0].update(image="my-registry/vllm-runtime:my-tag") for r in _roles_of(d)]),
+        ("roles-frontend-sidecar", "roles", lambda d: w(d).update(frontendSidecar="sidecar")),
+        ("roles-gms", "roles", lambda d: w(d).update(experimental={"gpuMemoryService": {}})),
+        ("roles-failover", "roles", lambda d: w(d).update(experimental={"failover": {}})),
+        ("roles-override", "roles", lambda d: _roles_of(d)[0].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2}})),
+        # v1alpha1 request fields
+        ("alpha-pvc-name", "alpha", lambda d: d["spec"].update(pvcs=[{"create": False}])),
+        ("alpha-mount-point", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(volumeMounts=[{"name": "v"}])),
+        ("alpha-ingress-host", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(ingress={"enabled": True})),
+        ("alpha-image", "alpha", lambda d: [s["extraPodSpec"]["mainContainer"].pop("image") for s in d["spec"]["services"].values() if s.get("componentType") == "worker"]),
+    ]
+
+
+def targeted() -> List[dict]:
+    """One case per rule: ``{"id", "base", "edits", "text"}`` like ``cases``."""
+    bases = {"plain": lambda: _gen_base(), "single": lambda: _single(_gen_base()),
+             "roles": lambda: _gen_base(role_templates=True), "alpha": lambda: _gen_base("nvidia.com/v1alpha1")}
+    out = []
+    for rule, base, edit in _targets():
+        doc = bases[base]()
+        edit(doc)
+        out.append({"id": f"rule-{rule}", "base": f"generate:{base}", "edits": [rule],
+                    "text": json.dumps(doc, ensure_ascii=False) + "\n"})
+    return out

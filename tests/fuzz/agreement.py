@@ -38,15 +38,17 @@ def _rows(name: str) -> List[dict]:
 
 # The recorded sets, by the oracle's operator version: 1.5 (ai-dynamo/dynamo @2a6da14c) and the 1.6
 # hybrid (tests/data/admission/PROVENANCE-1.6.md).
-SUFFIX = {"1.5.0": "", "1.6.0": "-1.6"}
+# ``targeted``: one input per webhook rule (tests/fuzz/admission.py targeted), recorded apart.
+def suffix(version: str = "1.5.0", targeted: bool = False) -> str:
+    return ("-targeted" if targeted else "") + ("" if version.startswith("1.5") else "-1.6")
 
 
-def verdicts(version: str = "1.5.0") -> List[dict]:
-    return _rows(f"verdicts{SUFFIX[version]}.jsonl.xz")
+def verdicts(version: str = "1.5.0", targeted: bool = False) -> List[dict]:
+    return _rows(f"verdicts{suffix(version, targeted)}.jsonl.xz")
 
 
-def generated(version: str = "1.5.0") -> Dict[str, str]:
-    return {c["id"]: c["text"] for c in _rows(f"generated{SUFFIX[version]}.jsonl.xz")}
+def generated(version: str = "1.5.0", targeted: bool = False) -> Dict[str, str]:
+    return {c["id"]: c["text"] for c in _rows(f"generated{suffix(version, targeted)}.jsonl.xz")}
 
 
 def case_text(case: str, texts: Dict[str, str]) -> Tuple[str, bytes]:
@@ -84,10 +86,12 @@ def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = N
     return out
 
 
-def replay(orchestrator: Optional[str] = None, version: str = OPERATOR_VERSION) -> Iterator[Replay]:
-    texts = generated(version) if version != OPERATOR_VERSION else generated()
+def replay(orchestrator: Optional[str] = None, version: str = OPERATOR_VERSION,
+           targeted: bool = False) -> Iterator[Replay]:
+    plain = version == OPERATOR_VERSION and not targeted  # (the one set a test may stand in for)
+    texts = generated() if plain else generated(version, targeted)
     by_case: Dict[str, List[dict]] = {}
-    for row in (verdicts(version) if version != OPERATOR_VERSION else verdicts()):
+    for row in (verdicts() if plain else verdicts(version, targeted)):
         by_case.setdefault(row["case"], []).append(row)
     for case, rows in by_case.items():
         source, data = case_text(case, texts)
