@@ -61,6 +61,16 @@ def _list(v: Any) -> list:
     return v if isinstance(v, list) else []
 
 
+def _q(value: Any) -> str:
+    """field.Error's rendering of a bad value (apimachinery ErrorBody): %q for a string (a named string
+    type goes through JSON: the same text), %v for a number; an absent string is \"\"."""
+    import json
+
+    if value is None:
+        return '""'
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
 def image_version(image: str) -> bool:
     """runtimeversion.ParseImageVersion succeeds: the tag (after the last '/', before any digest) is semver."""
     ref = image.strip()
@@ -201,25 +211,25 @@ def _object_meta(annotations: dict, spec: dict) -> List[Problem]:
     out: List[Problem] = []
     where = "metadata.annotations"
     if api.ANN_ORIGIN_VERSION in annotations and not _SEMVER.match(str(annotations[api.ANN_ORIGIN_VERSION])):
-        out.append((f"{where}[{api.ANN_ORIGIN_VERSION}]", f"Invalid value: {annotations[api.ANN_ORIGIN_VERSION]!r}: must be valid semver"))
+        out.append((f"{where}[{api.ANN_ORIGIN_VERSION}]", f"Invalid value: {_q(annotations[api.ANN_ORIGIN_VERSION])}: must be valid semver"))
     out += _vllm_backend(annotations, where)
     if GROVE_UPDATE_STRATEGY in annotations and annotations[GROVE_UPDATE_STRATEGY] not in ("RollingRecreate", "OnDelete"):
-        out.append((f"{where}[{GROVE_UPDATE_STRATEGY}]", f"Unsupported value: {annotations[GROVE_UPDATE_STRATEGY]!r}: "
+        out.append((f"{where}[{GROVE_UPDATE_STRATEGY}]", f"Unsupported value: {_q(annotations[GROVE_UPDATE_STRATEGY])}: "
                     'supported values: "RollingRecreate", "OnDelete"'))
     if api.ANN_KUBE_DISCOVERY_MODE in annotations and annotations[api.ANN_KUBE_DISCOVERY_MODE] not in ("pod", "container"):
-        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Unsupported value: {annotations[api.ANN_KUBE_DISCOVERY_MODE]!r}: "
+        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Unsupported value: {_q(annotations[api.ANN_KUBE_DISCOVERY_MODE])}: "
                     'supported values: "pod", "container"'))
     intra_failover = any(_mode(_map(_map(c).get("experimental")).get("failover")) == "IntraPod"
                          for c in _list(spec.get("components")) if _map(_map(c).get("experimental")).get("failover"))
     if intra_failover and annotations.get(api.ANN_KUBE_DISCOVERY_MODE) != "container":
-        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Invalid value: {annotations.get(api.ANN_KUBE_DISCOVERY_MODE, '')!r}: "
+        out.append((f"{where}[{api.ANN_KUBE_DISCOVERY_MODE}]", f"Invalid value: {_q(annotations.get(api.ANN_KUBE_DISCOVERY_MODE, ''))}: "
                     'must be "container" when intra-pod failover is configured'))
     return out
 
 
 def _vllm_backend(annotations: dict, where: str) -> List[Problem]:
     if api.ANN_VLLM_EXECUTOR_BACKEND in annotations and str(annotations[api.ANN_VLLM_EXECUTOR_BACKEND]).lower() not in ("mp", "ray"):
-        return [(f"{where}[{api.ANN_VLLM_EXECUTOR_BACKEND}]", f'Invalid value: {annotations[api.ANN_VLLM_EXECUTOR_BACKEND]!r}: must be "mp" or "ray"')]
+        return [(f"{where}[{api.ANN_VLLM_EXECUTOR_BACKEND}]", f'Invalid value: {_q(annotations[api.ANN_VLLM_EXECUTOR_BACKEND])}: must be "mp" or "ray"')]
     return []
 
 
@@ -242,9 +252,12 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool, v16
         if grove:
             combined = len(pcs) + len(str(c.get("name", "")).lower()) + (len(longest_clique(c)) if uses_scaling_group(c) else 0)
             if combined > grove_names.MAX_COMBINED_NAME_LENGTH:
-                out.append((f"{path}.name", f"Invalid value: {c.get('name')!r}: combined resource name length {combined} "
-                            f"exceeds the {grove_names.MAX_COMBINED_NAME_LENGTH}-character pod-name limit; shorten DynamoGraphDeployment "
-                            f"name {dgd_name!r} or component name {c.get('name')!r}"))
+                detail = "PCS name + component name"  # dgdComponentResourceNameLength
+                if uses_scaling_group(c):
+                    detail = f"PCS name + PCSG name + longest PodClique name {_q(longest_clique(c))}"
+                out.append((f"{path}.name", f"Invalid value: {_q(c.get('name'))}: combined resource name length {combined} "
+                            f"exceeds the {grove_names.MAX_COMBINED_NAME_LENGTH}-character pod-name limit ({detail}); shorten "
+                            f"DynamoGraphDeployment name {_q(dgd_name)} or component name {_q(c.get('name'))}"))
         gms = _gms(c)
         if gms is not None and _mode(gms) == "InterPod":
             if not grove:
@@ -264,7 +277,7 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool, v16
 
         name = str(policy["clusterTopologyName"])
         where = "spec.experimental.kvTransferPolicy.clusterTopologyName"
-        out += [(where, f"Invalid value: {name!r}: {m}") for m in dns1123_subdomain(name)]
+        out += [(where, f"Invalid value: {_q(name)}: {m}") for m in dns1123_subdomain(name)]
         if not grove:
             out.append((where, not_grove))
     return out
@@ -278,9 +291,9 @@ def _power_annotation(c: dict, path: str) -> List[Problem]:
     value = str(annotations[GPU_POWER_LIMIT])
     where = f"{path}.podTemplate.metadata.annotations[{GPU_POWER_LIMIT}]"
     if not re.fullmatch(r"[+-]?[0-9]+", value) or not -(2**63) <= int(value) < 2**63:  # strconv.Atoi
-        out.append((where, f"Invalid value: {value!r}: must be a decimal integer"))
+        out.append((where, f"Invalid value: {_q(value)}: must be a decimal integer"))
     elif int(value) <= 0:
-        out.append((where, f"Invalid value: {value!r}: must be greater than zero"))
+        out.append((where, f"Invalid value: {_q(value)}: must be greater than zero"))
     dra = None
     if _gms(c) is not None:
         dra = f"{path}.experimental.gpuMemoryService"
@@ -331,7 +344,7 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
                         "complete PodTemplate source mode"))
     size = parse_quantity(c.get("sharedMemorySize")) if "sharedMemorySize" in c else None
     if size is not None and size < 0:
-        out.append((f"{path}.sharedMemorySize", f"Invalid value: {c['sharedMemorySize']!r}: must be non-negative"))
+        out.append((f"{path}.sharedMemorySize", f"Invalid value: {_q(c['sharedMemorySize'])}: must be non-negative"))
     if v16 and c.get("multinode") is not None and c.get("type") not in MULTINODE_TYPES:  # validateMultinodeComponentType
         out.append((f"{path}.multinode", "Forbidden: multinode is supported only for worker, prefill, or decode components"))
     if c.get("type") == "epp":
@@ -360,7 +373,7 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
         elif sidecar == "":
             out.append((f"{path}.frontendSidecar", "Invalid value: \"\": must not be empty"))
         elif sidecar not in names:
-            out.append((f"{path}.frontendSidecar", f"Invalid value: {sidecar!r}: must match a podTemplate.spec.containers name"))
+            out.append((f"{path}.frontendSidecar", f"Invalid value: {_q(sidecar)}: must match a podTemplate.spec.containers name"))
     if isinstance(c.get("experimental"), dict):
         out += _experimental(c, f"{path}.experimental", grove, role_templates)
     if role_templates and v1beta1_source:  # validateRolePodTemplateRuntimeVersion: the main images of the roles
@@ -375,20 +388,13 @@ def _component(c: dict, path: str, provider: str, overrides: dict, *, v1beta1_so
         if not image:
             out.append((where, "Required value: is required"))
         elif not c.get("runtimeVersionOverride") and not image_version(str(image)):
-            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED} ({image!r})"))
+            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED}"))
     return out
 
 
 # -- 1.6: roles[] as the alternative template source (michaelfeil/dynamo @80b177f2,
 # internal/webhook/validation/shared_v1beta1.go validateComponentRoles, validateComponentRoleSpec,
 # validateComponentPodTemplateMode; planner_runtime_features.go) ----------------------------------
-def _q(value: Any) -> str:
-    """field.Error's rendering of a bad value: Go %q for a string, %v for a number."""
-    import json
-
-    return json.dumps(value) if isinstance(value, str) else str(value)
-
-
 def has_role_templates(c: dict) -> bool:
     """dynamo.HasRolePodTemplates: some role carries a podTemplate."""
     return any(_map(r).get("podTemplate") is not None for r in _list(c.get("roles")))
@@ -478,7 +484,7 @@ def _planner_runtime(components: List[dict]) -> List[Problem]:
         text = str(c.get("runtimeVersionOverride") or "") or (image.rsplit(":", 1)[-1] if image_version(image) else "")
         version = versions.parse(text.lstrip("vV")) if text else None
         prefix = ("Forbidden: role-specific PodTemplates require every planner component to use Dynamo runtime 1.6.0 "
-                  f"or later; planner component {c.get('name')!r}")
+                  f"or later; planner component {_q(c.get('name'))}")
         if version is None:
             return [(p, f"{prefix} has no resolvable runtime version") for p in paths]
         if not versions.at_least(text.lstrip("vV"), "1.6.0"):
@@ -494,12 +500,12 @@ def _provider_override(path: str, override: dict, scope: str, c: Optional[dict],
     if not api_version:
         return [(f"{path}.apiVersion", "Required value: is required")]
     if api_version != GROVE_API_VERSION:
-        return [(f"{path}.apiVersion", f'Unsupported value: {api_version!r}: supported values: "{GROVE_API_VERSION}"')]
+        return [(f"{path}.apiVersion", f'Unsupported value: {_q(api_version)}: supported values: "{GROVE_API_VERSION}"')]
     target, error = _expected_target(provider, api_version, scope, c)
     if target is None:
         return [(path, f"Forbidden: {error}")]
     if override.get("target") != target:
-        return [(f"{path}.target", f"Invalid value: {override.get('target')!r}: must match the provider-context target "
+        return [(f"{path}.target", f"Invalid value: {_q(override.get('target'))}: must match the provider-context target "
                  f'"{target}"')]
     value = override.get("value")
     if not isinstance(value, dict):
@@ -573,18 +579,18 @@ def _experimental(c: dict, path: str, grove: bool, role_templates: bool = False)
             for j, name in enumerate(_list(gms.get("extraClientContainers"))):
                 where = f"{path}.gpuMemoryService.extraClientContainers[{j}]"
                 if name in seen:
-                    out.append((where, f"Duplicate value: {name!r}"))
+                    out.append((where, f"Duplicate value: {_q(name)}"))
                     continue
                 seen.add(name)
                 if name not in names:
-                    out.append((where, f"Invalid value: {name!r}: does not name a container in podTemplate.spec.containers"))
+                    out.append((where, f"Invalid value: {_q(name)}: does not name a container in podTemplate.spec.containers"))
     if isinstance(failover, dict):
         mode = _mode(failover)
         if not isinstance(gms, dict):
             out.append((f"{path}.failover", f'Forbidden: gpuMemoryService is required when failover mode is "{mode}"'))
         elif _mode(gms) != mode:
-            out.append((f"{path}.failover.mode", f"Invalid value: {failover.get('mode')!r}: must match "
-                        f"gpuMemoryService.mode {gms.get('mode', '')!r}"))
+            out.append((f"{path}.failover.mode", f"Invalid value: {_q(failover.get('mode'))}: must match "
+                        f"gpuMemoryService.mode {_q(gms.get('mode', ''))}"))
         if mode == "InterPod":
             if gpu_problem:
                 out.append((f"{path}.failover", f"Forbidden: failed to read main-container GPU limit: {gpu_problem}"))
@@ -647,7 +653,7 @@ def _alpha_spec(spec: dict) -> List[Problem]:
         if not image:
             out.append((f"{path}.extraPodSpec.mainContainer.image", "Required value: is required"))
         elif not s.get("runtimeVersionOverride") and not image_version(str(image)):
-            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED} ({image!r})"))
+            out.append((f"{path}.runtimeVersionOverride", f"Required value: {RUNTIME_VERSION_REQUIRED}"))
     return out
 
 
@@ -663,5 +669,5 @@ def offline_notes(plain: dict, grove: bool) -> List[Problem]:
         name = _map(node).get("clusterTopologyName")
         if name:
             out.append((f"{where}.clusterTopologyName", f"the operator refuses the DGD unless ClusterTopologyBinding "
-                        f"{name!r} exists (not checked offline)"))
+                        f"{_q(name)} exists (not checked offline)"))
     return out
