@@ -44,6 +44,12 @@ GROVE_ONLY = "is currently supported only for Grove-backed DynamoGraphDeployment
 TOPOLOGY_OVERRIDE_CONFLICT = ("cannot be combined with spec.topologyConstraint or components[].topologyConstraint; use "
                               "either the typed topology API or provider-native Grove topology overrides")
 
+# k8s.io/apimachinery/pkg/util/validation IsDNS1123Subdomain, its messages word for word
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+DNS1123_SUBDOMAIN_TOO_LONG = "must be no more than 253 characters"
+DNS1123_SUBDOMAIN_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                             "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+                             "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
 # runtimeversion.imageTagPattern: a semantic version, optionally with a v prefix
 _IMAGE_TAG = re.compile(r"^[vV]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
                         r"(?:-((?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*))?"
@@ -263,7 +269,7 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool, v16
             if not grove:
                 out.append((f"{path}.experimental.gpuMemoryService.mode", not_grove))
             if spec.get("backendFramework") != "vllm":
-                out.append((f"{path}.experimental.gpuMemoryService.mode", "Invalid value: the inter-pod GMS layout is "
+                out.append((f"{path}.experimental.gpuMemoryService.mode", f"Invalid value: {_q(gms.get('mode'))}: the inter-pod GMS layout is "
                             f"currently supported only for vLLM (detected backend: {spec.get('backendFramework') or '<unset>'})"))
         out += _power_annotation(c, path)
         out += _elastic_ep(spec.get("backendFramework"), c, path)
@@ -273,11 +279,13 @@ def _spec(spec: dict, dgd_name: str, provider: str, *, v1beta1_source: bool, v16
     out += _topology(spec, provider, overrides)
     policy = _map(_map(spec.get("experimental")).get("kvTransferPolicy"))
     if policy.get("clusterTopologyName"):
-        from kubectl_dynamo.validation.names import dns1123_subdomain
-
         name = str(policy["clusterTopologyName"])
         where = "spec.experimental.kvTransferPolicy.clusterTopologyName"
-        out += [(where, f"Invalid value: {_q(name)}: {m}") for m in dns1123_subdomain(name)]
+        problems = [DNS1123_SUBDOMAIN_TOO_LONG] if len(name) > 253 else []  # k8svalidation.IsDNS1123Subdomain
+        if not _DNS1123_SUBDOMAIN.fullmatch(name):
+            problems.append(DNS1123_SUBDOMAIN_MESSAGE)
+        if problems:
+            out.append((where, f"Invalid value: {_q(name)}: {'; '.join(problems)}"))
         if not grove:
             out.append((where, not_grove))
     return out
@@ -318,7 +326,9 @@ def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
     if "--enable-elastic-ep" in tokens and (has_arg(tokens, "--data-parallel-backend", "ray")
                                             or has_arg(tokens, "-dpb", "ray")):  # utils.go hasArg on the expanded line
         return [(f"{path}.podTemplate.spec.containers[{index}].command", "Required value: elastic expert parallelism "
-                 "(--enable-elastic-ep with --data-parallel-backend ray) requires an explicit container command")]
+                 "(--enable-elastic-ep with --data-parallel-backend ray) requires an explicit container command; the "
+                 "operator starts the single-pod Ray head by wrapping that command and cannot start it from the image "
+                 "ENTRYPOINT")]
     return []
 
 
@@ -509,7 +519,7 @@ def _provider_override(path: str, override: dict, scope: str, c: Optional[dict],
                  f'"{target}"')]
     value = override.get("value")
     if not isinstance(value, dict):
-        return [(f"{path}.value", "Invalid value: must be a JSON object")]
+        return [(f"{path}.value", "Invalid value: null: must be a JSON object")]
     owned = "Forbidden: is Dynamo-owned or not enabled for provider override"
     out: List[Problem] = []
     node, at = value, f"{path}.value"
@@ -517,15 +527,15 @@ def _provider_override(path: str, override: dict, scope: str, c: Optional[dict],
         for key in ("spec", "template"):
             out += [(f"{at}.{k}", owned) for k in sorted(node) if k != key]
             if key not in node:
-                return out + [(f"{at}.{key}", "Invalid value: is required")]
+                return out + [(f"{at}.{key}", "Invalid value: null: is required")]
             if not isinstance(node[key], dict):
-                return out + [(f"{at}.{key}", "Invalid value: must be a JSON object")]
+                return out + [(f"{at}.{key}", "Invalid value: null: must be a JSON object")]
             node, at = node[key], f"{at}.{key}"
     out += [(f"{at}.{k}", owned) for k in sorted(node) if k != "topologyConstraint"]
     if "topologyConstraint" not in node:
-        out.append((f"{at}.topologyConstraint", "Invalid value: is required"))
+        out.append((f"{at}.topologyConstraint", "Invalid value: null: is required"))
     elif not isinstance(node["topologyConstraint"], dict):
-        out.append((f"{at}.topologyConstraint", "Invalid value: must be a JSON object"))
+        out.append((f"{at}.topologyConstraint", "Invalid value: null: must be a JSON object"))
     return out
 
 

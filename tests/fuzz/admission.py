@@ -702,3 +702,74 @@ def targeted() -> List[dict]:
         out.append({"id": f"rule-{rule}", "base": f"generate:{base}", "edits": [rule],
                     "text": json.dumps(doc, ensure_ascii=False) + "\n"})
     return out
+
+
+# -- what the plugin writes: generate / upgrade outputs, recorded unedited (their verdict must be "ok") --
+def write_spec(flags: dict) -> Any:
+    """The GenerateSpec of a recorded ``flags`` dict (see ``writes16``)."""
+    from kubectl_dynamo.commands import generate as g
+
+    f = dict(flags)
+    engines = [g.engine(*e) for e in f.pop("engines")]
+    for key in ("leader_node_selector", "worker_node_selector"):
+        f[key] = dict(f.get(key) or {})
+    if f.get("compilation_cache"):
+        f["compilation_cache"] = tuple(f["compilation_cache"])
+    f.pop("upgrade", None)
+    return g.GenerateSpec(engines=engines, **f)
+
+
+def write_text(flags: dict) -> Optional[str]:
+    """What generate (or generate in v1alpha1 then upgrade, when ``flags["upgrade"]``) writes today."""
+    from kubectl_dynamo.commands import generate as g
+    from kubectl_dynamo.commands import upgrade as u
+
+    try:
+        doc = g.build(write_spec(flags))
+    except g.SpecError:
+        return None
+    if not flags.get("upgrade"):
+        return json.dumps(doc, ensure_ascii=False) + "\n"
+    opts = u.Options(role_templates=flags["upgrade"]["role_templates"],
+                     topology_aliases=flags["upgrade"]["topology_aliases"], orchestrator=flags["orchestrator"],
+                     operator_version=flags["operator_version"])
+    try:
+        text = u.upgrade_text(yaml.safe_dump(doc), opts).text
+    except u.UpgradeError:
+        return None
+    return json.dumps(yaml.safe_load(text), ensure_ascii=False) + "\n"
+
+
+def writes16(seed: int, count: int) -> List[dict]:
+    """``count`` generate/upgrade outputs over their flag space at operator 1.6.0 (``base`` holds the
+    flags as JSON, for ``write_text``)."""
+    rng = random.Random(seed)
+    out: List[dict] = []
+    while len(out) < count:
+        backend = rng.choice(["vllm", "sglang", "trtllm"])
+        gpus = rng.choice([1, 2, 4, 8])
+        disagg = rng.random() < 0.4
+        engines = ([["prefill", rng.randint(1, 3), gpus, None, rng.choice([None, 2]), None],
+                    ["decode", rng.randint(1, 4), gpus, None, None, rng.choice([None, 2])]] if disagg
+                   else [["worker", rng.randint(1, 4), gpus, None, rng.choice([None, 2]), rng.choice([None, 2])]])
+        role_templates, upgrade = rng.random() < 0.5, rng.random() < 0.3
+        orchestrator = rng.choice(["grove", "lws"])
+        flags: Dict[str, Any] = {
+            "name": rng.choice(["llm", "ds-r1", "q"]), "backend": backend, "model": "Qwen/Qwen3-8B", "engines": engines,
+            "frontend": rng.random() < 0.8, "orchestrator": orchestrator,
+            "queue": rng.choice([None, "team-a"]) if orchestrator == "grove" else None,
+            "role_templates": role_templates and not upgrade,
+            "leader_node_selector": {"example.com/engine-role": "leader"} if role_templates and not upgrade and rng.random() < 0.5 else {},
+            "compilation_cache": rng.choice([None, ["compile-cache", "/cache"]]),
+            "shared_memory": rng.choice([None, "16Gi"]),
+            "api_version": "nvidia.com/v1alpha1" if upgrade else rng.choice(["nvidia.com/v1beta1", "nvidia.com/v1beta1", "nvidia.com/v1alpha1"]),
+            "operator_version": "1.6.0",
+        }
+        if upgrade:
+            flags["upgrade"] = {"role_templates": role_templates, "topology_aliases": rng.random() < 0.5}
+        text = write_text(flags)
+        if text is None:
+            continue
+        out.append({"id": f"write16-{seed}-{len(out):05d}", "base": json.dumps(flags, sort_keys=True),
+                    "edits": [], "text": text})
+    return out

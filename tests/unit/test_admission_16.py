@@ -22,7 +22,9 @@ from tests.fuzz import agreement
 
 @functools.cache
 def _replays(orchestrator, version="1.6.0", targeted=False) -> list:
-    return list(agreement.replay(orchestrator, version, targeted))
+    """Every targeted input; of the drawn ones every third (the whole set: scripts/admission-agreement)."""
+    return [r for r in agreement.replay(orchestrator, version, targeted)
+            if targeted or not r.case.startswith(("gen", "write")) or int(r.case.rsplit("-", 1)[1]) % 3 == 0]
 
 
 def _webhook_only(r: agreement.Replay) -> bool:

@@ -100,3 +100,32 @@ def test_upgrade_output_passes_explain(spec, role_templates, topology_aliases):
     assert doc["apiVersion"] == api.V1BETA1
     assert schema_errors(doc) == []
     assert explain_errors(doc, spec.orchestrator, spec.operator_version) == []
+
+
+def test_recorded_writes_are_admitted_by_the_1_6_oracle():
+    """A large drawn sample of generate/upgrade outputs at operator 1.6.0 (tests/fuzz/admission.py
+    writes16) was fed to the 1.6 admission oracle (tests/data/admission/PROVENANCE-1.6.md): it admits
+    every one on the provider it was written for. Today's output for the same flags is that very
+    text, or (when generate has changed since) explain admits it -- the port the agreement tests
+    hold against the same oracle."""
+    import json
+
+    from tests.fuzz import admission, agreement
+
+    texts = agreement.generated("1.6.0")
+    rows = [r for r in agreement.verdicts("1.6.0") if r["case"].startswith("write16-")]
+    assert len(rows) >= 300
+    same = 0
+    bases = {c["id"]: json.loads(c["base"]) for c in agreement._rows("generated-1.6.jsonl.xz")
+             if c["id"].startswith("write16-")}
+    for row in rows:
+        flags = bases[row["case"]]
+        provider = "grove" if flags["orchestrator"] == "grove" else "lws"
+        assert row[provider]["ok"], (row["case"], row[provider]["errors"][:2])
+        current = admission.write_text(flags)
+        assert current is not None, row["case"]
+        if current == texts[row["case"]]:
+            same += 1
+        else:
+            assert explain_errors(json.loads(current), flags["orchestrator"], flags["operator_version"]) == []
+    assert same >= len(rows) * 0.9, f"only {same} of {len(rows)} outputs as recorded: re-record (scripts/admission-verdicts)"
