@@ -478,12 +478,27 @@ def _role_spec(r: dict, at: str, provider: str, overrides: dict) -> List[Problem
     return out
 
 
+def _resolve_runtime(image: str, override: str) -> Tuple[Optional[Tuple[int, int, int]], str]:
+    """runtimeversion.Resolve: (major, minor, patch) or None with the operator's error text."""
+    strict = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+    if override:
+        m = strict.fullmatch(override)  # semver.StrictNewVersion
+        return ((int(m[1]), int(m[2]), int(m[3])), "") if m else (None, 'must be a semantic version such as "1.1.0"')
+    ref = image.strip().split("@", 1)[0]
+    slash, colon = ref.rfind("/"), ref.rfind(":")
+    if colon <= slash:
+        return None, f"image {_q(image)} does not contain a tag"
+    tag = ref[colon + 1:]
+    m = _IMAGE_TAG.match(tag.strip())
+    if not m:
+        return None, f'image tag {_q(tag)} must contain a semantic version such as "1.1.0"'
+    return (int(m[1]), int(m[2]), int(m[3])), ""
+
+
 def _planner_runtime(components: List[dict]) -> List[Problem]:
     """validateRolePodTemplatesPlannerRuntime: role templates need every planner on runtime >= 1.6.0
     (runtimefeatures.PlannerDGDComponentStatus; the minimum is taken as 1.6.0, the release that
-    introduced roles)."""
-    from kubectl_dynamo.operator import versions
-
+    introduced roles: the feature table is not in the public index)."""
     paths = [f"spec.components[{i}].roles" for i, c in enumerate(components) if has_role_templates(c)]
     if not paths:
         return []
@@ -491,14 +506,13 @@ def _planner_runtime(components: List[dict]) -> List[Problem]:
         if c.get("type") != "planner":
             continue
         image = str(_map(_main(c)[1]).get("image") or "")
-        text = str(c.get("runtimeVersionOverride") or "") or (image.rsplit(":", 1)[-1] if image_version(image) else "")
-        version = versions.parse(text.lstrip("vV")) if text else None
+        version, error = _resolve_runtime(image, str(c.get("runtimeVersionOverride") or ""))
         prefix = ("Forbidden: role-specific PodTemplates require every planner component to use Dynamo runtime 1.6.0 "
                   f"or later; planner component {_q(c.get('name'))}")
         if version is None:
-            return [(p, f"{prefix} has no resolvable runtime version") for p in paths]
-        if not versions.at_least(text.lstrip("vV"), "1.6.0"):
-            return [(p, f"{prefix} resolves to {text.lstrip('vV')}") for p in paths]
+            return [(p, f"{prefix} has no resolvable runtime version: {error}") for p in paths]
+        if version < (1, 6, 0):
+            return [(p, f"{prefix} resolves to {'.'.join(map(str, version))}") for p in paths]
     return []
 
 

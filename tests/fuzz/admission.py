@@ -682,6 +682,7 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("roles-frontend-sidecar", "roles", lambda d: w(d).update(frontendSidecar="sidecar")),
         ("roles-gms", "roles", lambda d: w(d).update(experimental={"gpuMemoryService": {}})),
         ("roles-failover", "roles", lambda d: w(d).update(experimental={"failover": {}})),
+        ("roles-old-planner", "roles", lambda d: d["spec"]["components"].append({"name": "planner", "type": "planner", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.5.0"}]}}})),
         ("roles-override", "roles", lambda d: _roles_of(d)[0].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2}})),
         # v1alpha1 request fields
         ("alpha-pvc-name", "alpha", lambda d: d["spec"].update(pvcs=[{"create": False}])),
