@@ -514,8 +514,11 @@ def _role_edit(doc: dict, rng: random.Random) -> Optional[str]:
     elif kind == "init-image" and with_t:
         rng.choice(with_t)["podTemplate"]["spec"].setdefault("initContainers", []).append(
             {"name": "init", **({"image": "busybox:1.36"} if rng.random() < 0.3 else {})})
-    elif kind == "main-renamed" and with_t and main(with_t[0]["podTemplate"]):
-        main(rng.choice(with_t)["podTemplate"] or with_t[0]["podTemplate"])["name"] = "engine"
+    elif kind == "main-renamed" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m["name"] = "engine"
     elif kind == "main-image" and with_t:
         m = main(rng.choice(with_t)["podTemplate"])
         if m is None:
@@ -630,6 +633,7 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("root-override-owned", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {"topologyConstraint": {"packDomain": "rack"}}}, "metadata": {}}})),
         ("root-override-required", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {}}}})),
         ("component-override", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2, "topologyConstraint": {"packDomain": "rack"}}})),
+        ("components-empty", "plain", lambda d: d["spec"].update(components=[])),
         ("priority-class", "plain", lambda d: d["spec"].update(priorityClassName="high")),
         ("name-length", "plain", lambda d: d["metadata"].update(name="l" * 40) or w(d).update(name="w" * 20)),
         ("gms-interpod-vllm", "single", lambda d: d["spec"].update(backendFramework="sglang") or w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or _main_of(w(d)).update(command=["python3", "-m", "dynamo.sglang"], args=["--model-path", "m"])),
