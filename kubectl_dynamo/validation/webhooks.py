@@ -533,7 +533,10 @@ def _provider_override(path: str, override: dict, scope: str, c: Optional[dict],
                  f'"{target}"')]
     value = override.get("value")
     if not isinstance(value, dict):
-        return [(f"{path}.value", "Invalid value: null: must be a JSON object")]
+        return [(f"{path}.value", f"Invalid value: null: {_not_object(value)}")]
+    shape = _grove_shape_error(target, value)
+    if shape:
+        return [(f"{path}.value", f"Invalid value: null: does not match the registered {target} schema: {shape}")]
     owned = "Forbidden: is Dynamo-owned or not enabled for provider override"
     out: List[Problem] = []
     node, at = value, f"{path}.value"
@@ -543,14 +546,53 @@ def _provider_override(path: str, override: dict, scope: str, c: Optional[dict],
             if key not in node:
                 return out + [(f"{at}.{key}", "Invalid value: null: is required")]
             if not isinstance(node[key], dict):
-                return out + [(f"{at}.{key}", "Invalid value: null: must be a JSON object")]
+                return out + [(f"{at}.{key}", f"Invalid value: null: {_not_object(node[key])}")]
             node, at = node[key], f"{at}.{key}"
     out += [(f"{at}.{k}", owned) for k in sorted(node) if k != "topologyConstraint"]
     if "topologyConstraint" not in node:
         out.append((f"{at}.topologyConstraint", "Invalid value: null: is required"))
     elif not isinstance(node["topologyConstraint"], dict):
-        out.append((f"{at}.topologyConstraint", "Invalid value: null: must be a JSON object"))
+        out.append((f"{at}.topologyConstraint", f"Invalid value: null: {_not_object(node['topologyConstraint'])}"))
     return out
+
+
+def _json_kind(value: Any) -> str:
+    return ("bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float))
+            else "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object")
+
+
+def _grove_shape_error(target: str, value: dict) -> str:
+    """provideroverride validateKnownGroveShape: encoding/json's error decoding the value into the
+    registered Grove type, for the fields the override may write (the chain to topologyConstraint and
+    its packDomain; other Grove fields are Dynamo-owned and refused by the ownership rule)."""
+    if target == "PodCliqueSet":
+        chain = [("spec", "PodCliqueSet", "v1alpha1.PodCliqueSetSpec"),
+                 ("template", "PodCliqueSetSpec", "v1alpha1.PodCliqueSetTemplateSpec"),
+                 ("topologyConstraint", "PodCliqueSetTemplateSpec", "v1alpha1.TopologyConstraint")]
+    else:
+        chain = [("topologyConstraint", target, "v1alpha1.TopologyConstraint")]
+    chain.append(("packDomain", "TopologyConstraint", "v1alpha1.TopologyDomain"))
+    node: Any = value
+    field: List[str] = []
+    for key, struct, kind in chain:
+        if not isinstance(node, dict) or node.get(key) is None:
+            return ""
+        node, field = node[key], field + [key]
+        wanted = str if key == "packDomain" else dict
+        if not isinstance(node, wanted):
+            return (f"json: cannot unmarshal {_json_kind(node)} into Go struct field {struct}.{'.'.join(field)} "
+                    f"of type {kind}")
+    return ""
+
+
+def _not_object(value: Any) -> str:
+    """provideroverride decodeObject's detail: an absent or null value, or encoding/json's error for
+    another JSON type."""
+    if value is None:
+        return "must be a JSON object"
+    kind = ("bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float))
+            else "string" if isinstance(value, str) else "array")
+    return f"must be a JSON object: json: cannot unmarshal {kind} into Go value of type map[string]json.RawMessage"
 
 
 def _writes_topology(override: dict) -> bool:
@@ -669,10 +711,11 @@ def _alpha_spec(spec: dict) -> List[Problem]:
             out.append((f"{path}.frontendSidecar", f'Forbidden: cannot inject frontend sidecar: a container named '
                         f'"{FRONTEND_SIDECAR_CONTAINER}" already exists in extraPodSpec.containers'))
         failover = _map(s.get("failover"))
-        if failover.get("enabled") and failover.get("mode", "intraPod") == "intraPod" \
-                and failover.get("numShadows", 0) not in (0, 1):
+        if failover.get("enabled") and failover.get("mode") == "intraPod" \
+                and failover.get("numShadows", 0) not in (0, 1):  # an unset mode is not checked
             out.append((f"{path}.failover.numShadows", f"Invalid value: {failover.get('numShadows')}: is invalid for "
-                        'mode="intraPod": intraPod uses a fixed 1 primary + 1 shadow sidecar'))
+                        'mode="intraPod": intraPod uses a fixed 1 primary + 1 shadow sidecar; use failover.mode="interPod" '
+                        "to configure numShadows"))
         image = _map(eps.get("mainContainer")).get("image") or ""
         if not image:
             out.append((f"{path}.extraPodSpec.mainContainer.image", "Required value: is required"))

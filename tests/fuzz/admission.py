@@ -635,6 +635,8 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("component-override", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2, "topologyConstraint": {"packDomain": "rack"}}})),
         ("components-empty", "plain", lambda d: d["spec"].update(components=[])),
         ("override-scope-interpod", "plain", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or w(d)["multinode"].update(leader={"providerOverride": {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}}})),
+        ("override-topology-conflict", "single", lambda d: d["spec"].update(topologyConstraint={"packDomain": "rack", "clusterTopologyName": "topo"}) or w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}})),
+        ("override-value-not-object", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": "x"}})),
         ("priority-class", "plain", lambda d: d["spec"].update(priorityClassName="high")),
         ("name-length", "plain", lambda d: d["metadata"].update(name="l" * 40) or w(d).update(name="w" * 20)),
         ("gms-interpod-vllm", "single", lambda d: d["spec"].update(backendFramework="sglang") or w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or _main_of(w(d)).update(command=["python3", "-m", "dynamo.sglang"], args=["--model-path", "m"])),
@@ -693,6 +695,9 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("alpha-pvc-name", "alpha", lambda d: d["spec"].update(pvcs=[{"create": False}])),
         ("alpha-mount-point", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(volumeMounts=[{"name": "v"}])),
         ("alpha-ingress-host", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(ingress={"enabled": True})),
+        ("alpha-epp-config", "alpha", lambda d: d["spec"]["services"]["worker"].update(eppConfig={})),
+        ("alpha-frontend-sidecar", "alpha", lambda d: d["spec"]["services"]["worker"].update(frontendSidecar={"image": "x:1.6.0"}) or d["spec"]["services"]["worker"]["extraPodSpec"].update(containers=[{"name": "sidecar-frontend", "image": "x:1.6.0"}])),
+        ("alpha-num-shadows", "alpha", lambda d: d["spec"]["services"]["worker"].update(failover={"enabled": True, "mode": "intraPod", "numShadows": 2})),
         ("alpha-image", "alpha", lambda d: [s["extraPodSpec"]["mainContainer"].pop("image") for s in d["spec"]["services"].values() if s.get("componentType") == "worker"]),
     ]
 

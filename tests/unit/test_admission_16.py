@@ -106,4 +106,5 @@ NOT_ALONE = {
     "rule-roles-name": "renaming a role also leaves the required role missing",
     "rule-frontend-sidecar-no-template": "a component without podTemplate also has no main image",
     "rule-failover-interpod-gpu": "GMS, which inter-pod failover needs, refuses the same missing GPU",
+    "rule-alpha-num-shadows": "v1alpha1 intra-pod failover also needs GMS and the container discovery mode",
 }
