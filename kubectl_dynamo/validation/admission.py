@@ -81,9 +81,10 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
 def _code(path: str, message: str) -> str:
     """The 1.6 webhook's template-source rules (roles[], roles[].podTemplate, component podTemplate
     beside role templates) are ``template-source-mode``; every other refusal ``admission-refused``."""
+    code = "admission-refused"
     if (".roles" in path and ".providerOverride" not in path) or "cannot be combined with roles[]" in message:
-        return "template-source-mode"
-    return "admission-refused"
+        code = "template-source-mode"
+    return code
 
 
 def _component(plain: dict, path: str) -> Optional[str]:

@@ -637,6 +637,7 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("override-scope-interpod", "plain", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or w(d)["multinode"].update(leader={"providerOverride": {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}}})),
         ("override-topology-conflict", "single", lambda d: d["spec"].update(topologyConstraint={"packDomain": "rack", "clusterTopologyName": "topo"}) or w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}})),
         ("override-value-not-object", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": "x"}})),
+        ("override-value-missing", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1"})),
         ("priority-class", "plain", lambda d: d["spec"].update(priorityClassName="high")),
         ("name-length", "plain", lambda d: d["metadata"].update(name="l" * 40) or w(d).update(name="w" * 20)),
         ("gms-interpod-vllm", "single", lambda d: d["spec"].update(backendFramework="sglang") or w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or _main_of(w(d)).update(command=["python3", "-m", "dynamo.sglang"], args=["--model-path", "m"])),
