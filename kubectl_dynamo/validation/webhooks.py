@@ -27,7 +27,7 @@ from kubectl_dynamo.operator import api
 from kubectl_dynamo.operator import grove as grove_names
 from kubectl_dynamo.operator.components import node_count
 from kubectl_dynamo.operator.convert import FRONTEND_SIDECAR_CONTAINER
-from kubectl_dynamo.operator.flags import parse_quantity, resolve_gpu_count
+from kubectl_dynamo.operator.flags import is_gpu_resource_name, parse_quantity, resolve_gpu_count
 from kubectl_dynamo.operator.gms import is_inter_pod
 from kubectl_dynamo.operator.grove import longest_clique, pcs_name_for_dgd, uses_scaling_group
 from kubectl_dynamo.operator.vllm import has_arg
@@ -315,6 +315,18 @@ def _power_annotation(c: dict, path: str) -> List[Problem]:
         out.append((dra, f'Forbidden: cannot be combined with annotation "{GPU_POWER_LIMIT}": power-aware planning does '
                     "not support DRA-backed device allocation"))
     return out
+
+
+def _dra_problem(c: dict) -> str:
+    """dra.gpuCountFromQuantity's error for the main container's GPU quantity (the value as written:
+    the operator prints the canonical quantity, the same text for the usual spellings such as 1500m)."""
+    resources = _map(_map(_main(c)[1]).get("resources"))
+    for section in ("limits", "requests"):
+        values = _map(resources.get(section))
+        names = sorted(n for n in values if is_gpu_resource_name(n))
+        if names:
+            return f"GPU resource {_q(names[0])} quantity {_q(str(values[names[0]]))} must be a whole number"
+    return ""
 
 
 def _elastic_ep(framework: Any, c: dict, path: str) -> List[Problem]:
@@ -659,7 +671,7 @@ def _experimental(c: dict, path: str, grove: bool, role_templates: bool = False)
                         f"gpuMemoryService.mode {_q(gms.get('mode', ''))}"))
         if mode == "InterPod":
             if gpu_problem:
-                out.append((f"{path}.failover", f"Forbidden: failed to read main-container GPU limit: {gpu_problem}"))
+                out.append((f"{path}.failover", f"Forbidden: failed to read main-container GPU limit: {_dra_problem(c)}"))
             elif gpus < 1:
                 out.append((f"{path}.failover", "Forbidden: GMS failover requires at least 1 GPU in "
                             "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu"))
@@ -680,9 +692,9 @@ def _experimental(c: dict, path: str, grove: bool, role_templates: bool = False)
                 out.append((where, "Forbidden: is only supported with gpuMemoryService.mode=IntraPod"))
         if checkpoint.get("enabled"):  # checkpoint.ValidateCheckpointCompatibility
             if isinstance(gms, dict) and gms.get("mode") == "InterPod":
-                out.append((f"{path}.checkpoint", "Forbidden: checkpointing is not supported with inter-pod GMS"))
+                out.append((f"{path}.checkpoint", "Forbidden: Snapshot with gpuMemoryService.mode=InterPod is unsupported"))
             if isinstance(failover, dict):
-                out.append((f"{path}.checkpoint", "Forbidden: checkpointing is not supported with failover"))
+                out.append((f"{path}.checkpoint", "Forbidden: Snapshot with active/passive failover is temporarily unsupported"))
     return out
 
 

@@ -107,4 +107,8 @@ NOT_ALONE = {
     "rule-frontend-sidecar-no-template": "a component without podTemplate also has no main image",
     "rule-failover-interpod-gpu": "GMS, which inter-pod failover needs, refuses the same missing GPU",
     "rule-alpha-num-shadows": "v1alpha1 intra-pod failover also needs GMS and the container discovery mode",
+    "rule-failover-gpu-unreadable": "GMS, which inter-pod failover needs, refuses the same GPU quantity",
+    "rule-failover-type": "GMS refuses the same component type",
+    "rule-checkpoint-interpod-gms": "checkpointing is disabled in the operator's default configuration",
+    "rule-checkpoint-failover": "checkpointing is disabled in the operator's default configuration",
 }
