@@ -703,6 +703,7 @@ def _targets() -> List[Tuple[str, str, Any]]:
         ("alpha-epp-config", "alpha", lambda d: d["spec"]["services"]["worker"].update(eppConfig={})),
         ("alpha-frontend-sidecar", "alpha", lambda d: d["spec"]["services"]["worker"].update(frontendSidecar={"image": "x:1.6.0"}) or d["spec"]["services"]["worker"]["extraPodSpec"].update(containers=[{"name": "sidecar-frontend", "image": "x:1.6.0"}])),
         ("alpha-num-shadows", "alpha", lambda d: d["spec"]["services"]["worker"].update(failover={"enabled": True, "mode": "intraPod", "numShadows": 2})),
+        ("alpha-runtime-version", "alpha", lambda d: d["spec"]["services"]["worker"]["extraPodSpec"]["mainContainer"].update(image="my-registry/vllm-runtime:my-tag")),
         ("alpha-image", "alpha", lambda d: [s["extraPodSpec"]["mainContainer"].pop("image") for s in d["spec"]["services"].values() if s.get("componentType") == "worker"]),
     ]
 
