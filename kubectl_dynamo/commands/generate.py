@@ -180,11 +180,11 @@ def validate_spec(spec: GenerateSpec) -> None:
     if spec.role_templates:
         if spec.api_version == api.V1ALPHA1:
             raise SpecError("--role-templates needs nvidia.com/v1beta1 (components[].roles does not exist in "
-                            "v1alpha1); drop --api-version nvidia.com/v1alpha1")
+                            "v1alpha1); drop --api-version nvidia.com/v1alpha1", usage=True)
         if not versions.at_least(spec.operator_version, api.ROLE_TEMPLATES_SINCE):
             raise SpecError(f"--role-templates needs Dynamo operator >= {api.ROLE_TEMPLATES_SINCE} "
                             f"(--operator-version is {spec.operator_version}): older operators reject or prune "
-                            "components[].roles")
+                            "components[].roles", usage=True)
         if not any(e.multinode for e in spec.engines):
             raise SpecError("--role-templates needs a multinode engine (--nodes 2 or more)", usage=True)
     if spec.compilation_cache:

@@ -194,7 +194,6 @@ def _render_component(
     replicas = 1 if replicas is None else replicas
     findings: List[dict] = []
     findings += validate.node_count(name, component)
-    findings += validate.template_source_mode(name, component, nodes, operator_version)
 
     role_templates = _role_templates(component, operator_version) if multinode else None
     role_names = [LEADER, WORKER] if multinode else [MAIN]
@@ -228,6 +227,8 @@ def _render_component(
         detected = [fw for fw in ("vllm", "sglang", "trtllm") if f"dynamo.{fw}" in " ".join(
             (first_main.get("command") or []) + (first_main.get("args") or []))]
         framework = detected[0] if detected else api.NOOP
+    if framework == "trtllm" and role_templates:
+        findings += validate.trtllm_worker_sshd(name, role_templates.get(WORKER))
 
     text = json.dumps(component)
     findings += validate.topology_refs_unavailable(name, text, origin, operator_version)

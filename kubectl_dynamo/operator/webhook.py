@@ -8,7 +8,7 @@ engine cannot start; warning: it runs but not as intended; info: worth knowing) 
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from kubectl_dynamo.operator import api, selection, sglang, versions, vllm
 from kubectl_dynamo.operator.context import Decision
@@ -262,38 +262,26 @@ def node_count(name: str, component: dict) -> List[dict]:
     return []
 
 
-def template_source_mode(name: str, component: dict, nodes: int, operator_version: str) -> List[dict]:
-    roles = component.get("roles") or []
-    if not roles:
+def trtllm_worker_sshd(name: str, worker_template: Optional[dict]) -> List[dict]:
+    """1.6 role templates hand the TRT-LLM worker's command to the user, while the operator keeps the
+    worker's readiness probe on TCP 2222 (the port mpirun's SSH uses): a worker command that does not
+    start sshd on 2222 never becomes ready (Dynamo 1.6.0 docs, "Role-Specific Pod Templates")."""
+    main = next((c for c in ((worker_template or {}).get("spec") or {}).get("containers") or []
+                 if isinstance(c, dict) and c.get("name") == "main"), None)
+    if main is None:
+        return []  # admission refuses the template (no main container)
+    line = " ".join(str(t) for t in (main.get("command") or []) + (main.get("args") or []))
+    if "sshd" in line and "2222" in line:
         return []
-    out: List[dict] = []
-    if not versions.at_least(operator_version, api.ROLE_TEMPLATES_SINCE):
-        return []  # the CRD has no roles: admission says so (validation/admission.py), once
-    with_template = [r.get("name") for r in roles if r.get("podTemplate")]
-    if with_template and component.get("podTemplate"):
-        out.append(finding(
-            "template-source-mode", ERROR, name,
-            "podTemplate cannot be combined with roles[].podTemplate; choose one complete PodTemplate source mode.",
-            "Delete the component podTemplate and give both the leader and the worker role a complete podTemplate.",
-        ))
-    if with_template and len(with_template) < len({"leader", "worker"} | {r.get("name") for r in roles}):
-        missing = sorted({"leader", "worker"} - set(with_template))
-        out.append(finding(
-            "template-source-mode", ERROR, name,
-            f"podTemplate is required on every role when role-specific PodTemplates are used (missing: {', '.join(missing)}).",
-            "Role templates do not inherit from each other: give each of leader and worker a complete podTemplate.",
-        ))
-    expected: Dict[str, int] = {"leader": 1, "worker": nodes - 1}
-    for r in roles:
-        want = expected.get(r.get("name"))
-        if want is not None and r.get("replicas") is not None and r.get("replicas") != want:
-            out.append(finding(
-                "template-source-mode", ERROR, name,
-                f"roles[{r.get('name')}].replicas must equal {want} for multinode role \"{r.get('name')}\" "
-                f"(nodeCount {nodes} is the source of truth).",
-                "Omit roles[].replicas (admission fills it in) or change multinode.nodeCount.",
-            ))
-    return out
+    what = "does not start sshd" if "sshd" not in line else "starts sshd but not on port 2222"
+    return [finding(
+        "trtllm-worker-no-sshd", WARNING, name,
+        f"The TRT-LLM worker role template's command {what}: the operator keeps the worker's readiness probe on "
+        "TCP 2222 and the leader's mpirun reaches the workers over SSH on that port, so the workers never become "
+        "ready.",
+        "Start sshd on port 2222 in the worker's command (e.g. `Port 2222` in its sshd_config, then "
+        "`exec /usr/sbin/sshd -D -f …`), as `kubectl dynamo generate dgd … --backend trtllm --role-templates` writes it.",
+    )]
 
 
 def render_error(code: str, name: str, message: str, hint: str) -> dict:

@@ -82,12 +82,35 @@ def webhook_findings(plain: dict, provider: Optional[str], operator_version: Opt
                     f"spec.components[{i}]: unknown field(s) ('roles' was unexpected: the CRD of operator "
                     f"{operator_version} has no roles; they are Dynamo 1.6.0+)",
                     "Use a component-level podTemplate, or upgrade the operator to 1.6.0+."))
-    out += [validate.finding("admission-refused", validate.ERROR, None, f"{path}: {message}", hint)
-            for path, message in webhooks.problems(plain, grove)]
+    out += [validate.finding(_code(path, message), validate.ERROR, _component(plain, path), f"{path}: {message}", hint)
+            for path, message in webhooks.problems(plain, grove, operator_version)]
     out += [validate.finding("admission-needs-cluster", validate.WARNING, None, f"{path}: {message}",
                              "Check that the object exists in the cluster (kubectl get clustertopologybindings).")
             for path, message in webhooks.offline_notes(plain, grove)]
     return out
+
+
+def _code(path: str, message: str) -> str:
+    """The 1.6 webhook's template-source rules (roles[], roles[].podTemplate, component podTemplate
+    beside role templates) are ``template-source-mode``; every other refusal ``admission-refused``."""
+    code = "admission-refused"
+    if (".roles" in path and ".providerOverride" not in path) or "cannot be combined with roles[]" in message:
+        code = "template-source-mode"
+    return code
+
+
+def _component(plain: dict, path: str) -> Optional[str]:
+    """The component a ``spec.components[i]…`` path names (its name), else None."""
+    if not path.startswith("spec.components["):
+        return None
+    index = path[len("spec.components["):].split("]", 1)[0]
+    spec = plain.get("spec")
+    components = spec.get("components") if isinstance(spec, dict) else None
+    if not isinstance(components, list) or not index.isdigit() or int(index) >= len(components):
+        return None
+    comp = components[int(index)]
+    name = comp.get("name") if isinstance(comp, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _pod_templates(doc: dict):

@@ -436,3 +436,357 @@ def cases(seed: int, count: int, pool: List[Tuple[str, dict]]) -> List[dict]:
         out.append({"id": f"gen-{seed}-{n:05d}", "base": label, "edits": edits,
                     "text": json.dumps(doc, ensure_ascii=False) + "\n"})
     return out
+
+
+# -- 1.6: steer into the role rules (scripts/admission-verdicts --operator-version 1.6.0) ------------
+# Bases are what `generate dgd` writes across its flag space (backend, provider, nodes, role
+# templates, disaggregation) plus the seed's role-template DGD; edits aim at each rule of the 1.6
+# webhook's roles (shared_v1beta1.go validateComponentRoles, validateComponentRoleSpec,
+# validateComponentPodTemplateMode, validateMultinodeComponentType, frontendSidecar, experimental,
+# runtime version) and are mixed with the schema-drawn edits above.
+def bases16(rng: random.Random, count: int) -> List[Tuple[str, dict]]:
+    from kubectl_dynamo.commands import generate as g
+
+    out: List[Tuple[str, dict]] = [("seeds/role-specific-multinode.yaml",
+                                    _plain(yaml.safe_load((DATA / "seeds" / "role-specific-multinode.yaml").read_text())))]
+    while len(out) < count:
+        backend = rng.choice(["vllm", "sglang", "trtllm"])
+        gpus = rng.choice([1, 2, 4, 8])
+        disagg = rng.random() < 0.3
+        engines = ([g.engine("prefill", rng.choice([1, 2, 3]), gpus, None, None, None),
+                    g.engine("decode", rng.choice([1, 2, 4]), gpus, None, None, None)] if disagg
+                   else [g.engine("worker", rng.choice([1, 2, 3, 4]), gpus, None, None, rng.choice([None, 2]))])
+        spec = g.GenerateSpec(name=rng.choice(["llm", "ds", "q"]), backend=backend, model="Qwen/Qwen3-8B",
+                              engines=engines, orchestrator=rng.choice(["grove", "lws"]),
+                              role_templates=rng.random() < 0.6, frontend=rng.random() < 0.8)
+        try:
+            doc = g.build(spec)
+        except g.SpecError:
+            continue
+        out.append((f"generate:{backend}:{spec.orchestrator}:{'roles' if spec.role_templates else 'plain'}:"
+                    f"{'disagg' if disagg else 'agg'}", _plain(doc)))
+    return out
+
+
+def _engines(doc: dict) -> List[dict]:
+    return [c for c in _list(_map(doc.get("spec")).get("components")) if isinstance(c, dict) and c.get("type") != "frontend"]
+
+
+def _role_edit(doc: dict, rng: random.Random) -> Optional[str]:
+    comps = _engines(doc) or _list(_map(doc.get("spec")).get("components"))
+    if not comps:
+        return None
+    c = rng.choice(comps)
+    roles = _list(c.get("roles"))
+    with_t = [r for r in roles if isinstance(r, dict) and r.get("podTemplate")]
+    main = lambda t: next((x for x in _list(_map(_map(t).get("spec")).get("containers")) if _map(x).get("name") == "main"), None)  # noqa: E731
+    kind = rng.choice(["drop-role-template", "add-component-template", "role-replicas", "role-name", "drop-role",
+                       "roles-without-multinode", "multinode-type", "role-annotation", "sidecar-image", "init-image",
+                       "main-renamed", "main-image", "role-image-tag", "frontend-sidecar", "experimental", "roles-empty",
+                       "role-provider-override", "to-role-templates", "node-count"])
+    if kind == "to-role-templates" and c.get("podTemplate") and c.get("multinode") and not roles:
+        t = c.pop("podTemplate")
+        c["roles"] = [{"name": "leader", "podTemplate": copy.deepcopy(t)}, {"name": "worker", "podTemplate": copy.deepcopy(t)}]
+    elif kind == "drop-role-template" and with_t:
+        rng.choice(with_t).pop("podTemplate")
+    elif kind == "add-component-template" and with_t:
+        c["podTemplate"] = copy.deepcopy(with_t[0]["podTemplate"])
+    elif kind == "role-replicas" and roles:
+        nodes = int(_map(c.get("multinode")).get("nodeCount") or 2) if isinstance(c.get("multinode"), dict) else 2
+        rng.choice(roles)["replicas"] = rng.choice([1, nodes - 1, nodes, 2]) or 1
+    elif kind == "role-name" and roles:
+        rng.choice(roles)["name"] = rng.choice(["leader", "worker", "head", "Leader"])
+    elif kind == "drop-role" and roles:
+        roles.remove(rng.choice(roles))
+    elif kind == "roles-without-multinode" and roles:
+        c.pop("multinode", None)
+    elif kind == "multinode-type":
+        c["type"] = rng.choice(["frontend", "planner", "epp", "worker", "decode"])
+        c.setdefault("multinode", {"nodeCount": 2})
+    elif kind == "role-annotation" and with_t:
+        ann = rng.choice(with_t)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {})
+        key, value = rng.choice([("nvidia.com/vllm-distributed-executor-backend", rng.choice(["mp", "ray", "", "bogus"])),
+                                 ("dynamo.nvidia.com/gpu-power-limit", "300"), ("example.com/x", "y")])
+        ann[key] = value
+    elif kind == "sidecar-image" and with_t:
+        rng.choice(with_t)["podTemplate"]["spec"].setdefault("containers", []).append(
+            {"name": "side", **({"image": "busybox:1.36"} if rng.random() < 0.3 else {})})
+    elif kind == "init-image" and with_t:
+        rng.choice(with_t)["podTemplate"]["spec"].setdefault("initContainers", []).append(
+            {"name": "init", **({"image": "busybox:1.36"} if rng.random() < 0.3 else {})})
+    elif kind == "main-renamed" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m["name"] = "engine"
+    elif kind == "main-image" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m.pop("image", None)
+    elif kind == "role-image-tag" and with_t:
+        m = main(rng.choice(with_t)["podTemplate"])
+        if m is None:
+            return None
+        m["image"] = rng.choice(IMAGES)
+        if rng.random() < 0.3:
+            c["runtimeVersionOverride"] = rng.choice(["1.6.0", "1.5.0"])
+    elif kind == "frontend-sidecar":
+        c["frontendSidecar"] = rng.choice(["main", "sidecar", "", "frontend"])
+    elif kind == "experimental":
+        c.setdefault("experimental", {})[rng.choice(["gpuMemoryService", "failover"])] = rng.choice(
+            [{}, {"mode": "IntraPod"}, {"mode": "InterPod"}])
+    elif kind == "roles-empty":
+        c["roles"] = []
+    elif kind == "role-provider-override" and roles:
+        rng.choice(roles)["providerOverride"] = rng.choice([
+            {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}},
+            {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {}}, {"value": {}}])
+    elif kind == "node-count" and isinstance(c.get("multinode"), dict):
+        c["multinode"]["nodeCount"] = rng.choice([2, 3, 4, 8])
+    else:
+        return None
+    return f"role:{kind}@{c.get('name')}"
+
+
+def cases16(seed: int, count: int, bases_count: int = 120) -> List[dict]:
+    """``count`` cases steering into the 1.6 role rules: a generate/seed base, 0-2 role edits, and
+    sometimes one schema-drawn edit (``mutate``)."""
+    rng = random.Random(seed)
+    pool = bases16(rng, bases_count)
+    root = schema()["v1beta1"]
+    out = []
+    for n in range(count):
+        label, base = pool[rng.randrange(len(pool))]
+        doc, edits = copy.deepcopy(base), []
+        for _ in range(rng.choice([0, 1, 1, 1, 2])):
+            what = _role_edit(doc, rng)
+            if what:
+                edits.append(what)
+        if rng.random() < 0.2 and str(doc.get("apiVersion", "")).endswith("v1beta1"):
+            doc, more = mutate(doc, root, rng, 1)
+            edits += more
+        out.append({"id": f"gen16-{seed}-{n:05d}", "base": label, "edits": edits,
+                    "text": json.dumps(doc, ensure_ascii=False) + "\n"})
+    return out
+
+
+# -- targeted inputs: one webhook rule each (the recording keeps their verdicts in targeted*.jsonl.xz) --
+def _gen_base(api_version: str = "nvidia.com/v1beta1", **kw: Any) -> dict:
+    from kubectl_dynamo.commands import generate as g
+
+    spec = g.GenerateSpec(name="llm", backend=kw.pop("backend", "vllm"), model="Qwen/Qwen3-8B",
+                          engines=[g.engine("worker", kw.pop("nodes", 2), 4, None, None, None)],
+                          api_version=api_version, **kw)
+    return _plain(g.build(spec))
+
+
+def _worker(doc: dict) -> dict:
+    return doc["spec"]["components"][-1]
+
+
+def _front(doc: dict) -> dict:
+    return doc["spec"]["components"][0]
+
+
+def _main_of(c: dict) -> dict:
+    return c["podTemplate"]["spec"]["containers"][0]
+
+
+def _ann(doc: dict, key: str, value: str) -> None:
+    doc["metadata"].setdefault("annotations", {})[key] = value
+
+
+def _roles_of(doc: dict) -> List[dict]:
+    return _worker(doc)["roles"]
+
+
+def _epp(doc: dict, **kw: Any) -> None:
+    doc["spec"]["components"].append({"name": "epp", "type": "epp", "eppConfig": {"configMapRef": {"name": "cfg", "key": "epp.yaml"}},
+                                      "podTemplate": {"spec": {"containers": [{"name": "main", "image": "x:1.6.0"}]}},
+                                      **kw})
+
+
+def _single(doc: dict) -> dict:
+    _worker(doc).pop("multinode", None)
+    return doc
+
+
+GMS = {"gpuMemoryService": {}}
+
+
+def _targets() -> List[Tuple[str, str, Any]]:
+    """(rule id, base kind, edit): base kind ``plain`` (generate's vLLM DGD), ``single`` (no
+    multinode), ``roles`` (generate --role-templates), ``alpha`` (v1alpha1)."""
+    w, f = _worker, _front
+    pod = lambda c: c["podTemplate"]["spec"]  # noqa: E731
+    return [
+        ("origin-version-semver", "plain", lambda d: _ann(d, "nvidia.com/dynamo-operator-origin-version", "x.y")),
+        ("vllm-backend-annotation", "plain", lambda d: _ann(d, "nvidia.com/vllm-distributed-executor-backend", "bogus")),
+        ("vllm-backend-annotation-empty", "plain", lambda d: _ann(d, "nvidia.com/vllm-distributed-executor-backend", "")),
+        ("grove-update-strategy", "plain", lambda d: _ann(d, "nvidia.com/grove-update-strategy", "Coherent")),
+        ("discovery-mode", "plain", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "node")),
+        ("intra-failover-discovery", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {}, "failover": {}})),
+        ("root-override-apiversion", "plain", lambda d: d["spec"].update(providerOverride={"value": {}})),
+        ("root-override-unsupported", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v2", "value": {}})),
+        ("root-override-target", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueTemplateSpec", "value": {}})),
+        ("root-override-owned", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {"topologyConstraint": {"packDomain": "rack"}}}, "metadata": {}}})),
+        ("root-override-required", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"template": {}}}})),
+        ("component-override", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2, "topologyConstraint": {"packDomain": "rack"}}})),
+        ("components-empty", "plain", lambda d: d["spec"].update(components=[])),
+        ("override-scope-interpod", "plain", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or w(d)["multinode"].update(leader={"providerOverride": {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}}})),
+        ("override-topology-conflict", "single", lambda d: d["spec"].update(topologyConstraint={"packDomain": "rack", "clusterTopologyName": "topo"}) or w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}})),
+        ("override-value-not-object", "plain", lambda d: d["spec"].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": "x"}})),
+        ("override-value-missing", "single", lambda d: w(d).update(providerOverride={"apiVersion": "grove.io/v1alpha1"})),
+        ("priority-class", "plain", lambda d: d["spec"].update(priorityClassName="high")),
+        ("name-length", "plain", lambda d: d["metadata"].update(name="l" * 40) or w(d).update(name="w" * 20)),
+        ("gms-interpod-vllm", "single", lambda d: d["spec"].update(backendFramework="sglang") or w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}}) or _main_of(w(d)).update(command=["python3", "-m", "dynamo.sglang"], args=["--model-path", "m"])),
+        ("gms-interpod-grove", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}})),
+        ("power-not-integer", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "abc"})),
+        ("power-not-positive", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "0"})),
+        ("power-with-dra", "plain", lambda d: w(d)["podTemplate"].setdefault("metadata", {}).setdefault("annotations", {}).update({"dynamo.nvidia.com/gpu-power-limit": "300"}) or _main_of(w(d))["resources"].update(claims=[{"name": "gpu"}]) or pod(w(d)).update(resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])),
+        ("elastic-ep-command", "single", lambda d: _main_of(w(d)).pop("command") and _main_of(w(d)).update(args=["python3 -m dynamo.vllm --enable-elastic-ep --data-parallel-backend ray"])),
+        ("min-available-lws", "plain", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or w(d).update(minAvailable=1)),
+        ("shared-memory-negative", "plain", lambda d: w(d).update(sharedMemorySize="-1Gi")),
+        ("epp-multinode", "plain", lambda d: _epp(d, multinode={"nodeCount": 2})),
+        ("frontend-multinode", "plain", lambda d: f(d).update(multinode={"nodeCount": 2})),
+        ("epp-replicas", "plain", lambda d: _epp(d, replicas=2)),
+        ("epp-config-required", "plain", lambda d: _epp(d) or d["spec"]["components"][-1].pop("eppConfig")),
+        ("epp-configmap-name", "plain", lambda d: _epp(d, eppConfig={"configMapRef": {"name": "", "key": "epp.yaml"}})),
+        ("frontend-sidecar-no-template", "plain", lambda d: f(d).pop("podTemplate") and f(d).update(frontendSidecar="main")),
+        ("frontend-sidecar-empty", "plain", lambda d: w(d).update(frontendSidecar="")),
+        ("frontend-sidecar-unknown", "plain", lambda d: w(d).update(frontendSidecar="sidecar")),
+        ("gms-type", "plain", lambda d: f(d).update(experimental=GMS) or _main_of(f(d)).update(resources={"limits": {"nvidia.com/gpu": "1"}})),
+        ("gms-gpu", "single", lambda d: w(d).update(experimental=GMS) or _main_of(w(d)).pop("resources")),
+        ("gms-client-duplicate", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"extraClientContainers": ["main", "main"]}})),
+        ("gms-client-unknown", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"extraClientContainers": ["other"]}})),
+        ("failover-needs-gms", "single", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container") or w(d).update(experimental={"failover": {}})),
+        ("failover-mode-mismatch", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "IntraPod"}}) or _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container")),
+        ("failover-interpod-gpu", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}}) or _main_of(w(d)).pop("resources")),
+        ("failover-gpu-unreadable", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}}) or _main_of(w(d)).update(resources={"limits": {"nvidia.com/gpu": "1500m"}})),
+        ("failover-type", "plain", lambda d: f(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}}) or _main_of(f(d)).update(resources={"limits": {"nvidia.com/gpu": "1"}})),
+        ("checkpoint-interpod-gms", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "checkpoint": {"enabled": True}})),
+        ("checkpoint-failover", "single", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container") or w(d).update(experimental={"gpuMemoryService": {}, "failover": {}, "checkpoint": {"enabled": True}})),
+        ("force-scaling-group-lws", "single", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or w(d).update(experimental={"grove": {"forceScalingGroup": True}})),
+        ("checkpoint-disabled", "single", lambda d: w(d).update(experimental={"checkpoint": {"enabled": True}})),
+        ("checkpoint-gms-clients", "single", lambda d: w(d).update(experimental={"checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["main"]}}})),
+        ("checkpoint-gms-interpod", "single", lambda d: w(d).update(experimental={"gpuMemoryService": {"mode": "InterPod"}, "checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["main"]}}})),
+        ("image-required", "plain", lambda d: _main_of(w(d)).pop("image")),
+        ("runtime-version-required", "plain", lambda d: _main_of(w(d)).update(image="my-registry/vllm-runtime:my-tag")),
+        ("topology-root-required", "plain", lambda d: w(d).update(topologyConstraint={"packDomain": "rack"})),
+        ("topology-pack-domain", "plain", lambda d: d["spec"].update(topologyConstraint={"clusterTopologyName": "t"})),
+        ("kv-policy-name", "plain", lambda d: d["spec"].update(experimental={"kvTransferPolicy": {"clusterTopologyName": "Bad_Name", "domain": "rack"}})),
+        ("kv-policy-lws", "plain", lambda d: _ann(d, "nvidia.com/enable-grove", "false") or d["spec"].update(experimental={"kvTransferPolicy": {"clusterTopologyName": "topo", "domain": "rack"}})),
+        # 1.6 role rules
+        ("roles-without-multinode", "roles", lambda d: w(d).pop("multinode")),
+        ("roles-missing-worker", "roles", lambda d: _roles_of(d).pop()),
+        ("roles-name", "roles", lambda d: _roles_of(d)[0].update(name="head")),
+        ("roles-replicas", "roles", lambda d: _roles_of(d)[1].update(replicas=3)),
+        ("roles-template-one-role", "roles", lambda d: _roles_of(d)[1].pop("podTemplate")),
+        ("roles-and-component-template", "roles", lambda d: w(d).update(podTemplate=copy.deepcopy(_roles_of(d)[0]["podTemplate"]))),
+        ("roles-main-missing", "roles", lambda d: _roles_of(d)[1]["podTemplate"]["spec"]["containers"][0].update(name="engine")),
+        ("roles-main-image", "roles", lambda d: _roles_of(d)[1]["podTemplate"]["spec"]["containers"][0].pop("image")),
+        ("roles-sidecar-image", "roles", lambda d: _roles_of(d)[0]["podTemplate"]["spec"]["containers"].append({"name": "side"})),
+        ("roles-init-image", "roles", lambda d: _roles_of(d)[0]["podTemplate"]["spec"].update(initContainers=[{"name": "init"}])),
+        ("roles-vllm-annotation", "roles", lambda d: _roles_of(d)[0]["podTemplate"].setdefault("metadata", {}).update(annotations={"nvidia.com/vllm-distributed-executor-backend": "bogus"})),
+        ("roles-power-annotation", "roles", lambda d: _roles_of(d)[0]["podTemplate"].setdefault("metadata", {}).update(annotations={"dynamo.nvidia.com/gpu-power-limit": "300"})),
+        ("roles-runtime-version", "roles", lambda d: [r["podTemplate"]["spec"]["containers"][0].update(image="my-registry/vllm-runtime:my-tag") for r in _roles_of(d)]),
+        ("roles-frontend-sidecar", "roles", lambda d: w(d).update(frontendSidecar="sidecar")),
+        ("roles-gms", "roles", lambda d: w(d).update(experimental={"gpuMemoryService": {}})),
+        ("roles-failover", "roles", lambda d: _ann(d, "nvidia.com/dynamo-kube-discovery-mode", "container") or w(d).update(experimental={"failover": {}})),
+        ("roles-old-planner", "roles", lambda d: d["spec"]["components"].append({"name": "planner", "type": "planner", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.5.0"}]}}})),
+        ("roles-override", "roles", lambda d: _roles_of(d)[0].update(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"replicas": 2, "topologyConstraint": {"packDomain": "rack"}}})),
+        # v1alpha1 request fields
+        ("alpha-pvc-name", "alpha", lambda d: d["spec"].update(pvcs=[{"create": False}])),
+        ("alpha-mount-point", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(volumeMounts=[{"name": "v"}])),
+        ("alpha-ingress-host", "alpha", lambda d: next(iter(d["spec"]["services"].values())).update(ingress={"enabled": True})),
+        ("alpha-epp-config", "alpha", lambda d: d["spec"]["services"]["worker"].update(eppConfig={})),
+        ("alpha-frontend-sidecar", "alpha", lambda d: d["spec"]["services"]["worker"].update(frontendSidecar={"image": "x:1.6.0"}) or d["spec"]["services"]["worker"]["extraPodSpec"].update(containers=[{"name": "sidecar-frontend", "image": "x:1.6.0"}])),
+        ("alpha-num-shadows", "alpha", lambda d: d["spec"]["services"]["worker"].update(failover={"enabled": True, "mode": "intraPod", "numShadows": 2})),
+        ("alpha-runtime-version", "alpha", lambda d: d["spec"]["services"]["worker"]["extraPodSpec"]["mainContainer"].update(image="my-registry/vllm-runtime:my-tag")),
+        ("alpha-image", "alpha", lambda d: [s["extraPodSpec"]["mainContainer"].pop("image") for s in d["spec"]["services"].values() if s.get("componentType") == "worker"]),
+    ]
+
+
+def targeted() -> List[dict]:
+    """One case per rule: ``{"id", "base", "edits", "text"}`` like ``cases``."""
+    bases = {"plain": lambda: _gen_base(), "single": lambda: _single(_gen_base()),
+             "roles": lambda: _gen_base(role_templates=True), "alpha": lambda: _gen_base("nvidia.com/v1alpha1")}
+    out = []
+    for rule, base, edit in _targets():
+        doc = bases[base]()
+        edit(doc)
+        out.append({"id": f"rule-{rule}", "base": f"generate:{base}", "edits": [rule],
+                    "text": json.dumps(doc, ensure_ascii=False) + "\n"})
+    return out
+
+
+# -- what the plugin writes: generate / upgrade outputs, recorded unedited (their verdict must be "ok") --
+def write_spec(flags: dict) -> Any:
+    """The GenerateSpec of a recorded ``flags`` dict (see ``writes16``)."""
+    from kubectl_dynamo.commands import generate as g
+
+    f = dict(flags)
+    engines = [g.engine(*e) for e in f.pop("engines")]
+    for key in ("leader_node_selector", "worker_node_selector"):
+        f[key] = dict(f.get(key) or {})
+    if f.get("compilation_cache"):
+        f["compilation_cache"] = tuple(f["compilation_cache"])
+    f.pop("upgrade", None)
+    return g.GenerateSpec(engines=engines, **f)
+
+
+def write_text(flags: dict) -> Optional[str]:
+    """What generate (or generate in v1alpha1 then upgrade, when ``flags["upgrade"]``) writes today."""
+    from kubectl_dynamo.commands import generate as g
+    from kubectl_dynamo.commands import upgrade as u
+
+    try:
+        doc = g.build(write_spec(flags))
+    except g.SpecError:
+        return None
+    if not flags.get("upgrade"):
+        return json.dumps(doc, ensure_ascii=False) + "\n"
+    opts = u.Options(role_templates=flags["upgrade"]["role_templates"],
+                     topology_aliases=flags["upgrade"]["topology_aliases"], orchestrator=flags["orchestrator"],
+                     operator_version=flags["operator_version"])
+    try:
+        text = u.upgrade_text(yaml.safe_dump(doc), opts).text
+    except u.UpgradeError:
+        return None
+    return json.dumps(yaml.safe_load(text), ensure_ascii=False) + "\n"
+
+
+def writes16(seed: int, count: int) -> List[dict]:
+    """``count`` generate/upgrade outputs over their flag space at operator 1.6.0 (``base`` holds the
+    flags as JSON, for ``write_text``)."""
+    rng = random.Random(seed)
+    out: List[dict] = []
+    while len(out) < count:
+        backend = rng.choice(["vllm", "sglang", "trtllm"])
+        gpus = rng.choice([1, 2, 4, 8])
+        disagg = rng.random() < 0.4
+        engines = ([["prefill", rng.randint(1, 3), gpus, None, rng.choice([None, 2]), None],
+                    ["decode", rng.randint(1, 4), gpus, None, None, rng.choice([None, 2])]] if disagg
+                   else [["worker", rng.randint(1, 4), gpus, None, rng.choice([None, 2]), rng.choice([None, 2])]])
+        role_templates, upgrade = rng.random() < 0.5, rng.random() < 0.3
+        orchestrator = rng.choice(["grove", "lws"])
+        flags: Dict[str, Any] = {
+            "name": rng.choice(["llm", "ds-r1", "q"]), "backend": backend, "model": "Qwen/Qwen3-8B", "engines": engines,
+            "frontend": rng.random() < 0.8, "orchestrator": orchestrator,
+            "queue": rng.choice([None, "team-a"]) if orchestrator == "grove" else None,
+            "role_templates": role_templates and not upgrade,
+            "leader_node_selector": {"example.com/engine-role": "leader"} if role_templates and not upgrade and rng.random() < 0.5 else {},
+            "compilation_cache": rng.choice([None, ["compile-cache", "/cache"]]),
+            "shared_memory": rng.choice([None, "16Gi"]),
+            "api_version": "nvidia.com/v1alpha1" if upgrade else rng.choice(["nvidia.com/v1beta1", "nvidia.com/v1beta1", "nvidia.com/v1alpha1"]),
+            "operator_version": "1.6.0",
+        }
+        if upgrade:
+            flags["upgrade"] = {"role_templates": role_templates, "topology_aliases": rng.random() < 0.5}
+        text = write_text(flags)
+        if text is None:
+            continue
+        out.append({"id": f"write16-{seed}-{len(out):05d}", "base": json.dumps(flags, sort_keys=True),
+                    "edits": [], "text": text})
+    return out

@@ -36,12 +36,19 @@ def _rows(name: str) -> List[dict]:
         return [json.loads(line) for line in f]
 
 
-def verdicts() -> List[dict]:
-    return _rows("verdicts.jsonl.xz")
+# The recorded sets, by the oracle's operator version: 1.5 (ai-dynamo/dynamo @2a6da14c) and the 1.6
+# hybrid (tests/data/admission/PROVENANCE-1.6.md).
+# ``targeted``: one input per webhook rule (tests/fuzz/admission.py targeted), recorded apart.
+def suffix(version: str = "1.5.0", targeted: bool = False) -> str:
+    return ("-targeted" if targeted else "") + ("" if version.startswith("1.5") else "-1.6")
 
 
-def generated() -> Dict[str, str]:
-    return {c["id"]: c["text"] for c in _rows("generated.jsonl.xz")}
+def verdicts(version: str = "1.5.0", targeted: bool = False) -> List[dict]:
+    return _rows(f"verdicts{suffix(version, targeted)}.jsonl.xz")
+
+
+def generated(version: str = "1.5.0", targeted: bool = False) -> Dict[str, str]:
+    return {c["id"]: c["text"] for c in _rows(f"generated{suffix(version, targeted)}.jsonl.xz")}
 
 
 def case_text(case: str, texts: Dict[str, str]) -> Tuple[str, bytes]:
@@ -79,14 +86,16 @@ def explain_validation(data: bytes, source: str, orchestrator: Optional[str] = N
     return out
 
 
-def replay(orchestrator: Optional[str] = None) -> Iterator[Replay]:
-    texts = generated()
+def replay(orchestrator: Optional[str] = None, version: str = OPERATOR_VERSION,
+           targeted: bool = False) -> Iterator[Replay]:
+    plain = version == OPERATOR_VERSION and not targeted  # (the one set a test may stand in for)
+    texts = generated() if plain else generated(version, targeted)
     by_case: Dict[str, List[dict]] = {}
-    for row in verdicts():
+    for row in (verdicts() if plain else verdicts(version, targeted)):
         by_case.setdefault(row["case"], []).append(row)
     for case, rows in by_case.items():
         source, data = case_text(case, texts)
-        results = explain_validation(data, source, orchestrator)
+        results = explain_validation(data, source, orchestrator, version)
         for row in rows:
             if not results:  # unreadable, or no DGD explain would read: exit 2
                 provider, findings, refused = orchestrator or "grove", [{"code": "input-error"}], True
@@ -107,3 +116,18 @@ def matrix(replays: List[Replay]) -> Dict[str, int]:
         key = ("admitted-" if r.admitted else "refused-") + ("refused" if r.refused_by_explain else "passed")
         out[key] += 1
     return out
+
+
+def webhook_rules(replay: Replay) -> Tuple[List[str], List[str]]:
+    """(the operator's webhook refusals, explain's) as ``path: reason`` with quotes unified: rule
+    by rule, not only the verdict. The oracle words a webhook error ``webhook: PATH: REASON``."""
+    def norm(text: str) -> str:
+        return text.replace("'", '"')
+
+    # a ClusterTopologyBinding the webhook reads from the cluster: explain cannot see it offline and
+    # says so in a warning (admission-needs-cluster), not an error
+    oracle = sorted(norm(e[len("webhook: "):]) for e in replay.oracle_errors
+                    if e.startswith("webhook: ") and "ClusterTopologyBinding resource that was not found" not in e)
+    mine = sorted(norm(f["message"]) for f in replay.findings
+                  if f.get("code") in ("admission-refused", "template-source-mode"))
+    return oracle, mine

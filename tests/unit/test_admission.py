@@ -51,6 +51,20 @@ def test_validation_agrees_with_the_operators_admission(orchestrator):
     assert m["admitted-passed"] > 300 and m["refused-refused"] > 300  # both sides are exercised
 
 
+def test_webhook_refusals_agree_rule_by_rule():
+    """Where the operator refuses for webhook reasons only, explain names the same fields with the
+    same reasons (its words: tests/fuzz/agreement.py webhook_rules), not only the same verdict."""
+    checked, wrong = 0, []
+    for r in _subset():
+        if r.oracle_errors and all(e.startswith("webhook: ") for e in r.oracle_errors):
+            checked += 1
+            oracle, mine = agreement.webhook_rules(r)
+            if oracle != mine:
+                wrong.append((r.case, r.provider, oracle[:2], mine[:2]))
+    assert checked > 100
+    assert not wrong, f"{len(wrong)} of {checked}: {wrong[:5]}"
+
+
 def test_every_refusal_names_a_field_and_the_operators_reason():
     for r in _subset():
         if r.refused_by_explain and r.findings and r.findings[0]["code"] != "input-error":

@@ -297,6 +297,17 @@ def _roles(worker_template: bool = True, worker_mutate=None) -> dict:
     return b.dgd(components=[comp])
 
 
+def _trtllm_roles(worker_line: str) -> dict:
+    """A TRT-LLM component with 1.6 role templates; the worker runs ``worker_line``."""
+    doc = _roles()
+    comp = doc["spec"]["components"][0]
+    for role, line in (("leader", "mpirun -n 2 trtllm-llmapi-launch python3 -m dynamo.trtllm"), ("worker", worker_line)):
+        main = next(r for r in comp["roles"] if r["name"] == role)["podTemplate"]["spec"]["containers"][0]
+        main.update(command=["/bin/sh", "-c"], args=[line])
+    doc["spec"]["backendFramework"] = "trtllm"
+    return doc
+
+
 def _v1alpha1(**spec) -> dict:
     """A v1alpha1 DGD (spec.services map, extraPodSpec.mainContainer)."""
     doc = {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
@@ -351,6 +362,8 @@ MANIFEST: Dict[str, Tuple[Case, Case]] = {
         lambda: run_manifest(_shell("python3 -m dynamo.vllm --model /models/qwen3 --tensor-parallel-size 2"))),
     "template-source-mode": (lambda: run_manifest(_roles(worker_template=False)),
                              lambda: run_manifest(_roles())),
+    "trtllm-worker-no-sshd": (lambda: run_manifest(_trtllm_roles("sleep infinity")),
+                              lambda: run_manifest(_trtllm_roles("exec /usr/sbin/sshd -D -p 2222"))),
     "node-count-too-small": (lambda: run_manifest(_dgd(nodes=1)), lambda: run_manifest(_dgd(nodes=2))),
     "compilation-cache-invalid": (
         lambda: run_manifest(b.dgd(components=[b.component(compilationCache={"mountPath": "/cache"})])),

@@ -214,10 +214,12 @@ def test_cli_arithmetic_error_exit_1_one_line_plus_choices():
 
 
 def test_cli_role_templates_refused_for_old_operator():
-    r = invoke("demo", "--backend", "vllm", "--model", "m", "--role-templates", "--operator-version", "1.5.0")
-    assert r.exit_code == 1
-    r = invoke("demo", "--backend", "vllm", "--model", "m", "--role-templates", "--api-version", "nvidia.com/v1alpha1")
-    assert r.exit_code == 1
+    """A flag combination that cannot work is a usage error: one `error:` line with the reason, exit 2."""
+    for flags, reason in ((("--operator-version", "1.5.0"), "needs Dynamo operator >= 1.6.0"),
+                          (("--api-version", "nvidia.com/v1alpha1"), "needs nvidia.com/v1beta1")):
+        proc = run_cli("generate", "dgd", "demo", "--backend", "vllm", "--model", "m", "--role-templates", *flags)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ") and reason in proc.stderr
 
 
 def test_cli_usage_errors_exit_2():
