@@ -391,6 +391,14 @@ class Cluster:
         raw = self._open(path, params, read_timeout)
         return Stream(raw, reopen=None if endless else lambda: self._open(path, params, read_timeout))
 
+    def _resend_or_raise(self, e: Exception, attempt: int, deadline: Optional[float], path: str) -> None:
+        """A stream's GET that broke: return after the wait when it is to be sent again, else exit 3."""
+        if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
+                                      f"the connection broke ({_reason(e)})"):
+            return
+        raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
+                                 detail=repr(e)) from e
+
     def _open(self, path: str, params: Optional[dict], read_timeout: Optional[float]):
         connect = min(self.timeout, 10.0) if self.timeout else None
         deadline = self._deadline()
@@ -400,23 +408,17 @@ class Cluster:
             try:
                 resp = self._call(method, url, headers, None, (connect, read_timeout))
             except Exception as e:
-                if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
-                                              f"the connection broke ({_reason(e)})"):
-                    attempt += 1
-                    continue
-                raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
-                                         detail=repr(e)) from e
+                self._resend_or_raise(e, attempt, deadline, path)
+                attempt += 1
+                continue
             if 200 <= resp.status < 300:
                 return resp.response
             try:
                 raw = resp.read()
             except Exception as e:  # an error answer cut midway: as a broken connection
-                if _broken(e) and self._retry(attempt, deadline, BROKEN_WAIT, "GET", path,
-                                              f"the connection broke ({_reason(e)})"):
-                    attempt += 1
-                    continue
-                raise ClusterUnreachable(f"cannot reach the cluster at {self.server}: {_reason(e)}" + _after(attempt),
-                                         detail=repr(e)) from e
+                self._resend_or_raise(e, attempt, deadline, path)
+                attempt += 1
+                continue
             wait = _retry_after(resp, resp.status)
             if wait is not None and self._retry(attempt, deadline, wait, "GET", path,
                                                 f"the server answered HTTP {resp.status} with Retry-After: {wait:g}"):

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
 import sys
 import tarfile
-import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -31,6 +30,7 @@ from tests.conftest import REPO
 from tests.integration import scenarios as s
 from tests.integration import world as w
 from tests.integration.faultproxy import FAULTS, FaultProxy
+from tests.integration.test_daily import Running
 
 A, B = "weather-a", "weather-b"
 PAGE = 3
@@ -169,41 +169,11 @@ def test_fair_weathers_answer_or_one_clean_exit_3(scene, tmp_path, command, faul
 
 # -- get -w: the watch survives every fault ----------------------------------------------------------------
 
-class Running:
-    """``get -A -w`` in the background; its stdout lines arrive on a queue; Ctrl-C as a terminal sends it."""
-
-    def __init__(self, config):
-        self.proc = subprocess.Popen([sys.executable, "-m", "kubectl_dynamo", "get", "-A", "-w", "--kubeconfig",
-                                      str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=str(REPO), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def wait_for(self, predicate, timeout=60.0):
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.2)
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            seen.append(line)
-            if predicate(line):
-                return seen
-        raise AssertionError(f"no matching line within {timeout}s; saw {seen}; exit {self.proc.poll()}; stderr: "
-                             f"{self.proc.stderr.read() if self.proc.poll() is not None else ''}")
-
-
 @pytest.mark.parametrize("fault", FAULTS)
 def test_get_watch_keeps_every_dgd_and_sees_a_change(scene, tmp_path, fault):
     proxy = FaultProxy(scene.kubeconfig, fault, page=PAGE, every=5, watch_seconds=1.0, slow_seconds=0.5)
-    run = Running(proxy.kubeconfig(tmp_path / "kubeconfig"))
+    # test_daily's background runner, pointed at the proxy's kubeconfig
+    run = Running(SimpleNamespace(kubeconfig=proxy.kubeconfig(tmp_path / "kubeconfig")), "get", "-A", "-w")
     try:
         rows = set()
         run.wait_for(lambda line: bool(rows.add(tuple(line.split()[:2])) or {(A, "llm"), (A, "big"), (B, "chat"),
