@@ -298,9 +298,11 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
             nodes = node_reader(cluster)
             for src in srcs:
                 why = not_running(nodes, by_name.get(src.pod) or {}, src, opts.previous)
-                if why is not None:  # nothing to read in this container: say why instead of printing nothing
-                    failed.append(f"{src.prefix}: {src.pod}: {why}" if why.startswith("no previous instance")
-                                  else f"{src.prefix}: {src.pod} has no log yet: {why}")
+                # no previous instance by the pod's status: the kubelet's answer decides (it may still keep one),
+                # and when it refuses, that is said instead of its error
+                gone = why is not None and why.startswith("no previous instance")
+                if why is not None and not gone:  # nothing to read in this container: say why, not nothing
+                    failed.append(f"{src.prefix}: {src.pod} has no log yet: {why}")
                     continue
                 try:
                     # a read timeout between chunks (not in total): a log that ends must not hang
@@ -308,7 +310,7 @@ def run_logs(cluster, env: Environment, name: str, flt: Filters, opts: LogOption
                                             log_params(src.container, previous=opts.previous, since=opts.since,
                                                        tail=opts.tail), read_timeout=cluster.timeout)
                 except DynamoError as e:
-                    failed.append(f"{src.prefix}: {e.message}")
+                    failed.append(f"{src.prefix}: {src.pod}: {why}" if gone else f"{src.prefix}: {e.message}")
                     continue
                 queues.append((src, readers.add(src, stream, own_queue=True)))
             for src, line in merged(queues, failed):

@@ -187,7 +187,7 @@ def platform_chart(root: Path, version: str, grove_tgz: Path, kai_tgz: Path,
         "values.yaml": {"global": {"grove": {"install": False, "enabled": False},
                                    "kai-scheduler": {"install": False, "enabled": False},
                                    "volcano-scheduler": {"enabled": False}}},
-        f"crds/{DGD_CRD.name}": DGD_CRD,
+        f"crds/{DGD_CRD.name}": w.dgd_crd(),  # with 1.6.0's roles, as the chart of a 1.6 operator
         "templates/operator.yaml": _template([config, deployment], replace=(('__CONFIG__', config_text),)),
         "templates/kai.yaml": "\n".join(queue_hooks) + "\n"})
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
+import tempfile
 import time
+from pathlib import Path
 
 import yaml
 
@@ -19,9 +21,26 @@ DGD_CRD = REPO / "kubectl_dynamo" / "data" / "crds" / "nvidia.com_dynamographdep
 PROJECTS = ("grove", "kai", "lws", "volcano", "dynamo")
 
 
+@functools.cache
+def dgd_crd() -> Path:
+    """The DGD CRD a 1.6 install serves: the bundled 1.5.0 CRD (its PROVENANCE) plus the 1.6.0
+    ``components[].roles`` field as the plugin models it (validation/schema.py; the real 1.6 CRD is not
+    bundled). The worlds run an operator reporting 1.6.0, and a CRD without ``roles`` under it is a fault
+    doctor reports (``crd-behind-operator``), not a healthy install."""
+    from kubectl_dynamo.validation.schema import _add_roles
+
+    crd = yaml.load(DGD_CRD.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    for version in crd["spec"]["versions"]:
+        if version["name"] == "v1beta1":
+            _add_roles(version["schema"]["openAPIV3Schema"])
+    out = Path(tempfile.mkdtemp(prefix="kd-dgd-crd-")) / DGD_CRD.name
+    out.write_text(json.dumps(crd))  # JSON is YAML: kubectl and helm read it as is
+    return out
+
+
 def crd_files(project: str):
     if project == "dynamo":
-        return [DGD_CRD] + sorted((CRD_DIR / "dynamo").glob("*.yaml"))
+        return [dgd_crd()] + sorted((CRD_DIR / "dynamo").glob("*.yaml"))
     return sorted((CRD_DIR / project).glob("*.yaml"))
 
 
