@@ -357,9 +357,10 @@ class Audit:
         return self.path.stat().st_size if self.path.exists() else 0
 
     def settle(self):
-        """The apiserver writes an event after the response: wait until the file stops growing."""
+        """The apiserver writes an event after the response (ResponseComplete), late under load: wait until
+        the file has not grown for a second."""
         last, stable = -1, 0
-        while stable < 3:
+        while stable < 10:
             now = self.size()
             stable = stable + 1 if now == last else 0
             last = now
