@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 
 import pytest
 import yaml
@@ -65,14 +66,35 @@ def test_generated_dgd_is_accepted_by_server_dry_run(sandbox, world, flags):
     assert "gen-test" not in got
 
 
-def test_role_templates_are_rejected_by_a_pre_1_6_crd(sandbox, world):
-    """The bundled CRD is the 1.5.0 one (no components[].roles): strict field validation says so,
-    instead of the server pruning the role templates in silence."""
-    proc = cli(sandbox, "generate", "dgd", "gen-roles", "--backend", "vllm", "--model", "m", "--role-templates",
+def _role_templates_dry_run(sandbox):
+    return cli(sandbox, "generate", "dgd", "gen-roles", "--backend", "vllm", "--model", "m", "--role-templates",
                "--dry-run=server")
-    assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr.startswith("error: server dry run rejected gen-roles: ")
-    assert "roles" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def _until(sandbox, done, timeout=60.0):
+    """The API server takes a CRD's new schema a moment after the update: poll the dry run for its final word."""
+    deadline = time.monotonic() + timeout
+    while True:
+        proc = _role_templates_dry_run(sandbox)
+        if done(proc) or time.monotonic() > deadline:
+            return proc
+
+
+def test_role_templates_need_a_1_6_crd(sandbox, world):
+    """The world serves the DGD CRD of a 1.6 install (components[].roles) and accepts role templates; the
+    bundled 1.5.0 CRD does not have the field: strict field validation says so, instead of the server
+    pruning the role templates in silence."""
+    proc = _role_templates_dry_run(sandbox)
+    assert proc.returncode == 0 and "accepted nvidia.com/v1beta1 dynamographdeployment default/gen-roles" in proc.stderr
+    sandbox.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(w.DGD_CRD))
+    try:
+        proc = _until(sandbox, lambda p: p.returncode != 0)
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert proc.stderr.startswith("error: server dry run rejected gen-roles: ")
+        assert "roles" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    finally:
+        sandbox.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(w.dgd_crd()))
+        assert _until(sandbox, lambda p: p.returncode == 0).returncode == 0
 
 
 def test_upgraded_manifest_is_accepted_by_server_dry_run(sandbox, world):
