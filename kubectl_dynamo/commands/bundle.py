@@ -11,6 +11,7 @@ import hashlib
 from typing import TYPE_CHECKING, List, Optional
 
 from kubectl_dynamo.errors import InputError, UsageError
+from kubectl_dynamo.model.bundle import scope_words
 from kubectl_dynamo.result import Result
 
 if TYPE_CHECKING:
@@ -38,14 +39,6 @@ def scope_of(cluster) -> CollectScope:
     return {"kind": "namespace" if cluster.scope else "cluster", "namespace": cluster.scope, "dgd": None}
 
 
-def words(scope: CollectScope) -> str:
-    if scope["kind"] == "dgd":
-        return f"DGD {scope['namespace']}/{scope['dgd']}"
-    if scope["kind"] == "namespace":
-        return f"namespace {scope['namespace']}"
-    return "every namespace"
-
-
 def check_asked(cluster, name: Optional[str], namespace: Optional[str]) -> None:
     """A DGD or namespace outside the bundle's scope is a usage error: it was not collected."""
     scope = scope_of(cluster)
@@ -55,7 +48,7 @@ def check_asked(cluster, name: Optional[str], namespace: Optional[str]) -> None:
         scope["kind"] == "dgd" and name and name != scope["dgd"])
     if outside:
         asked = f"DGD {namespace or scope['namespace']}/{name}" if name else f"namespace {namespace}"
-        raise UsageError(f"{cluster.path} holds {words(scope)} only (collect scope {scope['kind']}): {asked} was "
+        raise UsageError(f"{cluster.path} holds {scope_words(dict(scope))} only (collect scope {scope['kind']}): {asked} was "
                          "not collected")
 
 
@@ -65,7 +58,7 @@ def unjudged(cluster) -> List[Skipped]:
     if scope["kind"] == "cluster":
         return []
     out: List[Skipped] = [{"check": "other DGDs and namespaces",
-                           "reason": f"not collected: the bundle holds {words(scope)} only"}]
+                           "reason": f"not collected: the bundle holds {scope_words(dict(scope))} only"}]
     try:
         nodes = len(cluster.list("/api/v1/nodes"))
     except Exception:

@@ -577,3 +577,12 @@ def about(scope: Scope, names: Iterable[str]) -> Filter:
     kept = sorted({n for n in names if n}, key=len, reverse=True)
     name = re.compile(r"(?<![A-Za-z0-9-])(?:" + "|".join(map(re.escape, kept)) + r")(?![A-Za-z0-9-])")
     return lambda line: bool(ns.search(line) and name.search(line))
+
+
+def scope_words(scope: dict, cluster: str = "every namespace") -> str:
+    """A bundle's scope in words (``cluster``: how the widest scope is said)."""
+    if scope["kind"] == "dgd":
+        return f"DGD {scope['namespace']}/{scope['dgd']}"
+    if scope["kind"] == "namespace":
+        return f"namespace {scope['namespace']}"
+    return cluster

@@ -612,11 +612,9 @@ def format_tree(data: TreeData, wide: bool, color: bool, width: Optional[int] = 
 # -- collect ------------------------------------------------------------------------------------------
 
 def _scope_words(scope: dict) -> str:
-    if scope["kind"] == "dgd":
-        return f"DGD {scope['namespace']}/{scope['dgd']}"
-    if scope["kind"] == "namespace":
-        return f"namespace {scope['namespace']}"
-    return "cluster (every namespace)"
+    from kubectl_dynamo.model.bundle import scope_words
+
+    return scope_words(scope, cluster="cluster (every namespace)")
 
 
 def _caps(limits: dict) -> str:
