@@ -17,13 +17,7 @@ from tests.integration import world as w
 
 @pytest.fixture(scope="module")
 def world(sandbox):
-    world = w.World(sandbox)
-    world.clear_objects()
-    world.ensure(["grove", "kai", "lws", "volcano", "dynamo"])
-    world.apply(w.controllers("grove", "v0.1.0-alpha.15") + w.controllers("kai") + w.controllers("lws")
-                + w.controllers("volcano") + w.kai_queues() + w.volcano_queues()
-                + w.dynamo_operator(version=s.OPERATOR_VERSION, grove=True, kai=True))
-    world.wait_available()
+    world = w.World(sandbox).full_stack(s.OPERATOR_VERSION)
     yield world
     world.clear_objects()
     for ns in list(CREATED):

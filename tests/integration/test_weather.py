@@ -40,13 +40,7 @@ MUST_HOLD = ("throttle", "failover", "expire")
 
 @pytest.fixture(scope="module")
 def scene(sandbox, tmp_path_factory):
-    world = w.World(sandbox)
-    world.clear_objects()
-    world.ensure(["grove", "kai", "lws", "volcano", "dynamo"])
-    world.apply(w.controllers("grove", "v0.1.0-alpha.15") + w.controllers("kai") + w.controllers("lws")
-                + w.controllers("volcano") + w.kai_queues() + w.volcano_queues()
-                + w.dynamo_operator(version=s.OPERATOR_VERSION, grove=True, kai=True))
-    world.wait_available()
+    world = w.World(sandbox).full_stack(s.OPERATOR_VERSION)
     files = tmp_path_factory.mktemp("weather-logs")
     running = [s.dgd("llm", A, "vllm", nodes=2), s.dgd("chat", B, "sglang", nodes=2)]
     objs = []

@@ -266,6 +266,18 @@ class World:
                 raise AssertionError(f"discovery serves {sorted(served)}, expected {sorted(expected)}")
             time.sleep(0.2)
 
+    def full_stack(self, operator_version: str) -> World:
+        """No objects but every CRD set, the controllers' Deployments, KAI's and Volcano's queues and the
+        Dynamo operator (Grove and KAI on), Available: the world test_doctor, test_weather and the
+        doctor_scale benchmark diagnose."""
+        self.clear_objects()
+        self.ensure(["grove", "kai", "lws", "volcano", "dynamo"])
+        self.apply(controllers("grove", "v0.1.0-alpha.15") + controllers("kai") + controllers("lws")
+                   + controllers("volcano") + kai_queues() + volcano_queues()
+                   + dynamo_operator(version=operator_version, grove=True, kai=True))
+        self.wait_available()
+        return self
+
     def wait_available(self, timeout=120):
         deps = [(ns, name) for kind, ns, name, _ in self.objects if kind == "Deployment"]
         for ns, name in deps:
